@@ -1,0 +1,43 @@
+package bulkhead.service
+
+import bulkhead.service.config.{ServiceCommandLine, ServiceSettings}
+import bulkhead.service.dispatch.Pools
+import com.typesafe.config.ConfigException
+import org.slf4j.LoggerFactory
+import sun.misc.Signal
+
+import scala.concurrent.Await
+import scala.concurrent.duration.Duration
+import scala.util.control.NonFatal
+
+/** `./bulkhead serve`: reads the configuration, starts the service, stops it gracefully on SIGTERM or Ctrl-C. */
+object Main:
+  def main(args: Array[String]): Unit =
+    val config = ServiceCommandLine.parse(args.toSeq) match
+      case Right(c) => c
+      case Left(message) =>
+        if message.nonEmpty then System.err.println(s"bulkhead serve: $message")
+        sys.exit(2)
+    val settings =
+      try ServiceSettings(config)
+      catch
+        case e: ConfigException =>
+          System.err.println(s"bulkhead serve: bad configuration: ${e.getMessage}")
+          sys.exit(2)
+    val log = LoggerFactory.getLogger("bulkhead.service")
+    val running =
+      try Await.result(ServiceApp.start(settings, config), Duration(60, "s"))
+      catch
+        case NonFatal(e) =>
+          System.err.println(s"bulkhead serve: cannot start on ${settings.host}:${settings.port}: ${e.getMessage}")
+          sys.exit(1)
+    log.info(StartupReport(settings, running.port))
+    if !Pools.virtualThreadsAvailable then
+      log.warn(s"JDK ${Runtime.version()} has no virtual threads: /work/virtual answers 501; use JDK 21+")
+    StartupReport.fileDescriptorWarning(settings).foreach(log.warn)
+    val stop: Signal => Unit = _ => running.stop()
+    Signal.handle(Signal("TERM"), s => stop(s))
+    Signal.handle(Signal("INT"), s => stop(s))
+    Await.ready(running.system.whenTerminated, Duration.Inf)
+    log.info("bulkhead service stopped")
+    sys.exit(0)

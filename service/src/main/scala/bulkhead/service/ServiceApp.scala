@@ -1,0 +1,95 @@
+package bulkhead.service
+
+import bulkhead.service.config.ServiceSettings
+import bulkhead.service.dispatch.{ExecutorRegistry, Pools}
+import bulkhead.service.enrichment.{EnrichmentPipeline, SoapClients}
+import bulkhead.service.http.{HttpServer, Routes}
+import bulkhead.service.metrics.ServiceMetrics
+import bulkhead.service.redis.LettuceProfileStores
+import bulkhead.service.work.WorkRunner
+import com.typesafe.config.Config
+import io.micrometer.core.instrument.Gauge
+import org.apache.pekko.Done
+import org.apache.pekko.actor.typed.ActorSystem
+import org.apache.pekko.actor.typed.scaladsl.Behaviors
+import org.apache.pekko.http.scaladsl.Http
+
+import java.nio.file.{Files, Path}
+import java.util.concurrent.atomic.AtomicBoolean
+import scala.concurrent.duration.*
+import scala.concurrent.{Await, ExecutionContext, Future}
+
+/** A started service: its address, its meters, and a graceful stop. */
+final class RunningService(val system: ActorSystem[Nothing], val binding: Http.ServerBinding,
+    val metrics: ServiceMetrics, val pipeline: EnrichmentPipeline, stopHook: () => Future[Done]):
+  def port: Int = binding.localAddress.getPort
+  /** Stops accepting, drains in-flight requests up to the configured deadline, and terminates. */
+  def stop(): Future[Done] = stopHook()
+
+/** Assembles the service from its settings: pools, meters, clients, routes, socket. */
+object ServiceApp:
+
+  def start(settings: ServiceSettings, config: Config, name: String = "bulkhead"): Future[RunningService] =
+    given system: ActorSystem[Nothing] = ActorSystem[Nothing](Behaviors.empty[Nothing], name, config)
+    given ExecutionContext = system.executionContext
+    val ready = AtomicBoolean(false)
+    val metrics = ServiceMetrics()
+    warmAndMeter(system, metrics)
+
+    val soap = SoapClients(settings.enrichment)
+    soap.workQueue.foreach { q =>
+      io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics(q, Pools.SoapWorkQueue.label,
+        java.util.Collections.emptyList()).bindTo(metrics.registry)
+    }
+    Gauge.builder("soap.circuit.state", soap.client.state, _.get.toDouble)
+      .description("0 closed, 1 half-open, 2 open").register(metrics.registry)
+    val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
+    Gauge.builder("redis.connections.open", stores, _.openConnections.toDouble).register(metrics.registry)
+    val degraded = metrics.registry.counter("enrichment.loyalty.unavailable")
+    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores, () => degraded.increment())
+    Gauge.builder("enrichment.in.flight", pipeline, _.inFlight.toDouble).register(metrics.registry)
+    Gauge.builder("enrichment.routees", () => settings.enrichment.routees).register(metrics.registry)
+
+    val work = WorkRunner(system, settings.work.maxMs)
+    val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log)
+
+    def release(): Unit =
+      soap.close()
+      stores.close()
+
+    HttpServer.bind(settings, routes.route, metrics).map { binding =>
+      ready.set(true)
+      settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))
+      val stopped = new java.util.concurrent.atomic.AtomicReference[Future[Done]]()
+      def stop(): Future[Done] =
+        val mine = scala.concurrent.Promise[Done]()
+        if stopped.compareAndSet(null, mine.future) then
+          ready.set(false)
+          mine.completeWith(
+            binding.terminate(settings.shutdownDeadline)
+              .recover { case _ => Http.HttpServerTerminated }
+              .flatMap { _ =>
+                release()
+                system.terminate()
+                system.whenTerminated
+              }
+              .map { _ =>
+                ExecutorRegistry.forget(name)
+                Done
+              })
+        stopped.get
+      RunningService(system, binding, metrics, pipeline, () => stop())
+    }.recover { case e =>
+      release()
+      system.terminate()
+      Await.ready(system.whenTerminated, 10.seconds)
+      ExecutorRegistry.forget(name)
+      throw e
+    }
+
+  /** Makes Pekko create every dispatcher's executor now, so /metrics shows each pool from the first scrape. */
+  private def warmAndMeter(system: ActorSystem[?], metrics: ServiceMetrics): Unit =
+    val pools = Pools.dispatchers.filter(p => p != Pools.Virtual || Pools.virtualThreadsAvailable)
+    val warmed = pools.map(p => Future(())(Pools.executionContext(system, p)))
+    Await.ready(Future.sequence(warmed)(implicitly, system.executionContext), 10.seconds)
+    pools.foreach(p => metrics.bindPool(system.name, p))

@@ -1,0 +1,29 @@
+package bulkhead.service
+
+import bulkhead.service.config.ServiceSettings
+import bulkhead.service.dispatch.Pools
+
+import java.lang.management.ManagementFactory
+
+/** What the service says when it starts: where it listens and what bounds its throughput. */
+object StartupReport:
+  def apply(settings: ServiceSettings, port: Int): String =
+    val p = settings.pools
+    val cores = Runtime.getRuntime.availableProcessors()
+    val defaultThreads =
+      math.ceil(cores * p.defaultParallelismFactor).toInt.max(p.defaultParallelismMin).min(p.defaultParallelismMax)
+    val e = settings.enrichment
+    s"bulkhead service listening on http://${settings.host}:$port (JDK ${Runtime.version()}, $cores cores); " +
+      s"pools: ${Pools.Default.label}=$defaultThreads threads, ${Pools.Blocking.label}=${p.blockingPoolSize} threads, " +
+      s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
+      s"max-connections=${settings.server.maxConnections}, backlog=${settings.server.backlog}; " +
+      s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, redis ${e.redis.connections.key}"
+
+  /** A warning when `max-connections` cannot be reached because the process may open fewer files. */
+  def fileDescriptorWarning(settings: ServiceSettings): Option[String] =
+    ManagementFactory.getOperatingSystemMXBean match
+      case os: com.sun.management.UnixOperatingSystemMXBean
+          if os.getMaxFileDescriptorCount < settings.server.maxConnections + 256 =>
+        Some(s"max-connections=${settings.server.maxConnections} but this process may open only " +
+          s"${os.getMaxFileDescriptorCount} files (ulimit -n): raise it or expect accept failures")
+      case _ => None

@@ -1,0 +1,84 @@
+package bulkhead.service.config
+
+import com.typesafe.config.Config
+
+import scala.concurrent.duration.*
+
+/** How the SOAP client waits for the third party. */
+enum SoapMode(val key: String):
+  /** Pekko HTTP client: no thread is held while the third party thinks. */
+  case NonBlocking extends SoapMode("non-blocking")
+  /** A blocking HTTP client on a bounded work queue (seed 004's CXF `default-workqueue`, 5..25 threads). */
+  case Blocking extends SoapMode("blocking")
+  /** The same blocking client, each call on its own virtual thread (JDK 21+). */
+  case Virtual extends SoapMode("virtual")
+
+/** Whether routees share one Redis connection or each has its own (seed 004: 20 routees, 20 connections). */
+enum RedisConnections(val key: String):
+  case PerRoutee extends RedisConnections("per-routee")
+  case Shared extends RedisConnections("shared")
+
+/** The blocking SOAP client's work queue: threads between core and max, then a bounded queue, then refusal. */
+final case class WorkQueueSettings(core: Int, max: Int, queue: Int, keepAlive: FiniteDuration)
+
+/** Pekko's circuit breaker around the third party. */
+final case class BreakerSettings(maxFailures: Int, callTimeout: FiniteDuration, resetTimeout: FiniteDuration)
+
+final case class SoapSettings(
+    endpoint: String,
+    mode: SoapMode,
+    requestTimeout: FiniteDuration,
+    connectTimeout: FiniteDuration,
+    maxConnections: Int,
+    maxResponseBytes: Int,
+    workQueue: WorkQueueSettings,
+    breaker: BreakerSettings)
+
+final case class RedisSettings(uri: String, connections: RedisConnections, timeout: FiniteDuration)
+
+/** The REST -> SOAP -> Redis pipeline of seed 004. */
+final case class EnrichmentSettings(
+    routees: Int,
+    maxInFlight: Int,
+    retryAfter: FiniteDuration,
+    soap: SoapSettings,
+    redis: RedisSettings)
+
+object EnrichmentSettings:
+  def apply(config: Config): EnrichmentSettings =
+    val r = SettingsReader(config)
+    val e = "bulkhead.enrichment"
+    val soapMode = r.oneOf(s"$e.soap.mode", SoapMode.values.map(_.key).toSet)
+    val redisConnections = r.oneOf(s"$e.redis.connections", RedisConnections.values.map(_.key).toSet)
+    val wq = WorkQueueSettings(
+      core = r.int(s"$e.soap.work-queue.core", 0, 10_000),
+      max = r.int(s"$e.soap.work-queue.max", 1, 10_000),
+      queue = r.int(s"$e.soap.work-queue.queue", 0, 1_000_000),
+      keepAlive = r.duration(s"$e.soap.work-queue.keep-alive", 1.millis))
+    r.check(s"$e.soap.work-queue.max", wq.max >= wq.core, s"must be at least work-queue.core (${wq.core})")
+    val endpoint = r.nonEmpty(s"$e.soap.endpoint")
+    r.check(s"$e.soap.endpoint", endpoint.startsWith("http://") || endpoint.startsWith("https://"),
+      s"must be an http:// or https:// URL, was '$endpoint'")
+    val uri = r.nonEmpty(s"$e.redis.uri")
+    r.check(s"$e.redis.uri", uri.startsWith("redis://") || uri.startsWith("rediss://"),
+      "must be a redis:// or rediss:// URI")
+    EnrichmentSettings(
+      routees = r.int(s"$e.routees", 1, 10_000),
+      maxInFlight = r.int(s"$e.max-in-flight", 1, 1_000_000),
+      retryAfter = r.duration(s"$e.retry-after", 1.second),
+      soap = SoapSettings(
+        endpoint = endpoint,
+        mode = SoapMode.values.find(_.key == soapMode).get,
+        requestTimeout = r.duration(s"$e.soap.request-timeout", 1.millis),
+        connectTimeout = r.duration(s"$e.soap.connect-timeout", 1.millis),
+        maxConnections = r.int(s"$e.soap.max-connections", 1, 100_000),
+        maxResponseBytes = r.int(s"$e.soap.max-response-bytes", 256, 64 * 1024 * 1024),
+        workQueue = wq,
+        breaker = BreakerSettings(
+          maxFailures = r.int(s"$e.soap.circuit-breaker.max-failures", 1),
+          callTimeout = r.duration(s"$e.soap.circuit-breaker.call-timeout", 1.millis),
+          resetTimeout = r.duration(s"$e.soap.circuit-breaker.reset-timeout", 1.millis))),
+      redis = RedisSettings(
+        uri = uri,
+        connections = RedisConnections.values.find(_.key == redisConnections).get,
+        timeout = r.duration(s"$e.redis.timeout", 1.millis)))

@@ -1,0 +1,73 @@
+package bulkhead.service.config
+
+import com.typesafe.config.{Config, ConfigFactory, ConfigValueFactory}
+import scopt.OParser
+
+import java.io.File
+
+/** `./bulkhead serve` flags: each one overrides a key of reference.conf; `--set` overrides any key. */
+object ServiceCommandLine:
+  private final case class Options(overrides: Vector[(String, String)] = Vector.empty, file: Option[File] = None):
+    def set(key: String, value: Any): Options = copy(overrides = overrides :+ (key -> value.toString))
+
+  private val builder = OParser.builder[Options]
+  private val parser =
+    import builder.*
+    def key(flag: String, configKey: String, text: String) =
+      opt[String](flag).valueName("<value>").text(s"$text ($configKey)").action((v, o) => o.set(configKey, v))
+    val fj = "pekko.actor.default-dispatcher.fork-join-executor"
+    OParser.sequence(
+      programName("bulkhead serve"),
+      head("bulkhead service: Pekko HTTP with named, tunable pools"),
+      opt[Int]("port").valueName("<port>").text("TCP port, 0 for any free port (bulkhead.service.port)")
+        .validate(p => if p >= 0 && p <= 65535 then success else failure(s"--port must be 0..65535, was $p"))
+        .action((v, o) => o.set("bulkhead.service.port", v)),
+      key("host", "bulkhead.service.host", "interface to bind"),
+      key("port-file", "bulkhead.service.port-file", "write the bound port to this file when ready"),
+      key("max-connections", "bulkhead.service.server.max-connections", "connections served at once"),
+      key("backlog", "bulkhead.service.server.backlog", "listen backlog"),
+      key("blocking-pool-size", "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size",
+        "threads of the blocking pool"),
+      key("parallelism-factor", s"$fj.parallelism-factor", "default dispatcher threads per core"),
+      key("parallelism-min", s"$fj.parallelism-min", "default dispatcher minimum threads"),
+      key("parallelism-max", s"$fj.parallelism-max", "default dispatcher maximum threads"),
+      key("routees", "bulkhead.enrichment.routees", "routees of the enrichment router"),
+      key("max-in-flight", "bulkhead.enrichment.max-in-flight", "enrichment requests in flight before shedding"),
+      key("soap-endpoint", "bulkhead.enrichment.soap.endpoint", "the third party's SOAP URL"),
+      key("soap-mode", "bulkhead.enrichment.soap.mode", "non-blocking | blocking | virtual"),
+      key("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI"),
+      key("redis-connections", "bulkhead.enrichment.redis.connections", "per-routee | shared"),
+      opt[File]("config").valueName("<file.conf>").text("a HOCON file whose keys override reference.conf")
+        .validate(f => if f.isFile then success else failure(s"--config: no such file: $f"))
+        .action((f, o) => o.copy(file = Some(f))),
+      opt[String]("set").unbounded().valueName("key=value").text("override any configuration key")
+        .validate(kv => if kv.contains('=') && kv.indexOf('=') > 0 then success
+          else failure(s"--set takes key=value, was '$kv'"))
+        .action { (kv, o) =>
+          val i = kv.indexOf('=')
+          o.set(kv.take(i).trim, kv.drop(i + 1).trim)
+        },
+      help("help").text("print this help"))
+
+  /**
+   * The configuration the flags describe. `Left` carries what to print: scopt has already printed its own errors
+   * (an empty message then); an override of a key that no reference.conf declares is refused with the key named.
+   */
+  def parse(args: Seq[String]): Either[String, Config] =
+    OParser.parse(parser, args, Options()) match
+      case None => Left("")
+      case Some(o) =>
+        val reference = ConfigFactory.defaultReference()
+        o.overrides.map(_._1).find(k => !reference.hasPathOrNull(k)) match
+          case Some(unknown) => Left(s"unknown configuration key '$unknown' (see the reference.conf files)")
+          case None =>
+            val flags = o.overrides.foldLeft(ConfigFactory.empty()) { case (c, (k, v)) =>
+              c.withValue(k, ConfigValueFactory.fromAnyRef(v, "command-line flag"))
+            }
+            val file = o.file.map(ConfigFactory.parseFile).getOrElse(ConfigFactory.empty())
+            Right(ConfigFactory.defaultOverrides()
+              .withFallback(flags)
+              .withFallback(file)
+              .withFallback(ConfigFactory.defaultApplication())
+              .withFallback(reference)
+              .resolve())

@@ -1,0 +1,40 @@
+package bulkhead.service.config
+
+import com.typesafe.config.{Config, ConfigException}
+
+import scala.concurrent.duration.{Duration, FiniteDuration, MILLISECONDS}
+
+/** Typed reads of one configuration, each failing with the key named (`ConfigException.BadValue`). */
+final class SettingsReader(config: Config):
+
+  def int(key: String, min: Int, max: Int = Int.MaxValue): Int =
+    val v = config.getInt(key)
+    check(key, v >= min && v <= max, s"must be between $min and $max, was $v")
+    v
+
+  def double(key: String, min: Double): Double =
+    val v = config.getDouble(key)
+    check(key, v >= min, s"must be at least $min, was $v")
+    v
+
+  def duration(key: String, min: FiniteDuration): FiniteDuration =
+    val v = Duration(config.getDuration(key).toMillis, MILLISECONDS)
+    check(key, v >= min, s"must be at least $min, was $v")
+    v
+
+  def string(key: String): String = config.getString(key)
+
+  def nonEmpty(key: String): String =
+    val v = config.getString(key)
+    check(key, v.trim.nonEmpty, "must not be empty")
+    v
+
+  def oneOf(key: String, allowed: Set[String]): String =
+    val v = config.getString(key)
+    check(key, allowed(v), s"must be one of ${allowed.toSeq.sorted.mkString(", ")}, was '$v'")
+    v
+
+  def boolean(key: String): Boolean = config.getBoolean(key)
+
+  def check(key: String, ok: Boolean, message: => String): Unit =
+    if !ok then throw new ConfigException.BadValue(key, message)

@@ -1,0 +1,31 @@
+package bulkhead.service.dispatch
+
+import org.apache.pekko.actor.typed.{ActorSystem, DispatcherSelector}
+
+import scala.concurrent.ExecutionContextExecutor
+
+/** A pool of the service: its configuration path is its name, in thread names and in /metrics. */
+final case class PoolName(configPath: String):
+  /** The label used in /metrics and reports: the last segment of the path. */
+  def label: String = configPath.split('.').last
+
+/** Every pool of the service, declared in one place. */
+object Pools:
+  /** Pekko HTTP, the actors and all non-blocking code. `/work/default` blocks it on purpose. */
+  val Default: PoolName = PoolName("pekko.actor.default-dispatcher")
+  /** The dedicated pool for blocking work: one thread per in-flight blocking call. */
+  val Blocking: PoolName = PoolName("bulkhead.dispatch.blocking-pool")
+  /** Virtual threads (JDK 21+) for blocking work. */
+  val Virtual: PoolName = PoolName("bulkhead.dispatch.virtual-pool")
+  /** The bounded work queue of the blocking SOAP client (seed 004's CXF `default-workqueue`). */
+  val SoapWorkQueue: PoolName = PoolName("bulkhead.soap.work-queue")
+
+  val dispatchers: Seq[PoolName] = Seq(Default, Blocking, Virtual)
+
+  /** True when this JVM can run virtual threads (JDK 21+). */
+  val virtualThreadsAvailable: Boolean = Runtime.version().feature() >= 21
+
+  /** The execution context of a dispatcher pool. */
+  def executionContext(system: ActorSystem[?], pool: PoolName): ExecutionContextExecutor =
+    if pool == Default then system.executionContext
+    else system.dispatchers.lookup(DispatcherSelector.fromConfig(pool.configPath))

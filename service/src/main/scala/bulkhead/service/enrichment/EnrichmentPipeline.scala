@@ -1,0 +1,49 @@
+package bulkhead.service.enrichment
+
+import bulkhead.service.config.EnrichmentSettings
+import bulkhead.service.redis.ProfileStores
+import bulkhead.service.soap.SoapClient
+import org.apache.pekko.actor.typed.scaladsl.AskPattern.*
+import org.apache.pekko.actor.typed.scaladsl.{Behaviors, Routers}
+import org.apache.pekko.actor.typed.{ActorRef, ActorSystem, SupervisorStrategy}
+import org.apache.pekko.util.Timeout
+
+import java.util.concurrent.TimeoutException
+import java.util.concurrent.atomic.AtomicInteger
+import scala.concurrent.{ExecutionContext, Future}
+
+/**
+ * `GET /customers/{id}`: validates the id, sheds load above `max-in-flight`, and asks the router, whose routees call
+ * the third party and Redis.
+ */
+final class EnrichmentPipeline(settings: EnrichmentSettings, soap: SoapClient, stores: ProfileStores,
+    onDegraded: () => Unit)(using system: ActorSystem[?]) extends CustomerLookup:
+  private given ExecutionContext = system.executionContext
+  private val inFlightCount = AtomicInteger()
+  private val nextRoutee = AtomicInteger()
+  private given Timeout = Timeout(settings.soap.requestTimeout + settings.redis.timeout + settings.retryAfter * 2)
+
+  val router: ActorRef[CustomerRoutee.Command] =
+    val routee = Behaviors.supervise(Behaviors.setup[CustomerRoutee.Command] { _ =>
+      CustomerRoutee(soap, stores.forRoutee(nextRoutee.getAndIncrement()), onDegraded)
+    }).onFailure[Exception](SupervisorStrategy.restart)
+    system.systemActorOf(Routers.pool(settings.routees)(routee).withRoundRobinRouting(), "customers")
+
+  /** Requests in the pipeline now. */
+  def inFlight: Int = inFlightCount.get
+
+  def lookup(rawId: String): Future[CustomerOutcome] =
+    CustomerId.parse(rawId) match
+      case Left(detail) => Future.successful(CustomerOutcome.BadId(detail))
+      case Right(id) =>
+        if inFlightCount.incrementAndGet() > settings.maxInFlight then
+          inFlightCount.decrementAndGet()
+          Future.successful(CustomerOutcome.Unavailable(
+            s"overloaded: ${settings.maxInFlight} requests in flight (bulkhead.enrichment.max-in-flight)",
+            settings.retryAfter))
+        else
+          val answer = router.ask[CustomerOutcome](CustomerRoutee.Lookup(id, _)).recover {
+            case _: TimeoutException => CustomerOutcome.ThirdPartyTimeout("the pipeline did not answer in time")
+          }
+          answer.onComplete(_ => inFlightCount.decrementAndGet())
+          answer

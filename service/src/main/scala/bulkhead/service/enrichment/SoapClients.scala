@@ -1,0 +1,30 @@
+package bulkhead.service.enrichment
+
+import bulkhead.service.config.{EnrichmentSettings, SoapMode}
+import bulkhead.service.dispatch.{Pools, WorkQueuePool}
+import bulkhead.service.soap.{BlockingSoapClient, GuardedSoapClient, NonBlockingSoapClient, SoapClient}
+import org.apache.pekko.actor.typed.ActorSystem
+
+import java.util.concurrent.ThreadPoolExecutor
+
+/** The SOAP client the configuration asks for, behind the circuit breaker, with the pool it blocks on (if any). */
+final case class SoapClients(client: GuardedSoapClient, workQueue: Option[ThreadPoolExecutor]):
+  def close(): Unit =
+    client.close()
+    workQueue.foreach(_.shutdownNow())
+
+object SoapClients:
+  def apply(settings: EnrichmentSettings)(using system: ActorSystem[?]): SoapClients =
+    val soap = settings.soap
+    val retryAfterMillis = settings.retryAfter.toMillis
+    val (client, queue): (SoapClient, Option[ThreadPoolExecutor]) = soap.mode match
+      case SoapMode.NonBlocking => (NonBlockingSoapClient(soap), None)
+      case SoapMode.Blocking =>
+        val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
+        (BlockingSoapClient(soap, pool, retryAfterMillis), Some(pool))
+      case SoapMode.Virtual =>
+        require(Pools.virtualThreadsAvailable,
+          s"bulkhead.enrichment.soap.mode = virtual needs JDK 21+, this is JDK ${Runtime.version()}")
+        val virtual = Pools.executionContext(system, Pools.Virtual)
+        (BlockingSoapClient(soap, virtual, retryAfterMillis), None)
+    SoapClients(GuardedSoapClient(client, soap.breaker, retryAfterMillis), queue)

@@ -1,0 +1,105 @@
+package bulkhead.service.redis
+
+import bulkhead.service.config.{RedisConnections, RedisSettings}
+import bulkhead.service.enrichment.LoyaltyProfile
+import io.lettuce.core.api.StatefulRedisConnection
+import io.lettuce.core.codec.StringCodec
+import io.lettuce.core.resource.{ClientResources, ThreadFactoryProvider}
+import io.lettuce.core.{ClientOptions, RedisClient, RedisURI, TimeoutOptions}
+
+import java.time.Duration
+import java.util.concurrent.atomic.{AtomicInteger, AtomicLong, AtomicReference}
+import java.util.concurrent.{ThreadFactory, TimeUnit}
+import scala.concurrent.{ExecutionContext, Future}
+import scala.jdk.CollectionConverters.*
+import scala.jdk.FutureConverters.*
+import scala.util.control.NonFatal
+
+/**
+ * Profiles in Redis through Lettuce's async API. Lettuce's event-loop threads are named `bulkhead.redis.<pool>-N`.
+ * Commands fail at once while a connection is down (no silent queueing); connections come back by themselves.
+ */
+final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec: ExecutionContext)
+    extends ProfileStores:
+
+  private val resources = ClientResources.builder()
+    .ioThreadPoolSize(2)
+    .computationThreadPoolSize(1)
+    .threadFactoryProvider(LettuceProfileStores.namedThreads)
+    .build()
+
+  private val client = RedisClient.create(resources)
+  client.setOptions(ClientOptions.builder()
+    .autoReconnect(true)
+    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+    .timeoutOptions(TimeoutOptions.enabled(Duration.ofMillis(settings.timeout.toMillis)))
+    .build())
+
+  private val handles: IndexedSeq[Handle] = settings.connections match
+    case RedisConnections.PerRoutee => IndexedSeq.tabulate(routees)(i => Handle(s"bulkhead-routee-${i + 1}"))
+    case RedisConnections.Shared => IndexedSeq(Handle("bulkhead-shared"))
+  handles.foreach(_.connectIfDue())
+
+  def forRoutee(index: Int): ProfileStore = handles(index % handles.size)
+
+  def openConnections: Int = handles.count(_.isOpen)
+
+  def close(): Unit =
+    handles.foreach(_.close())
+    client.shutdown(0, 2, TimeUnit.SECONDS)
+    resources.shutdown(0, 2, TimeUnit.SECONDS)
+
+  /** One Redis connection, opened at start and re-opened on demand (at most once a second) if Redis was down then. */
+  private final class Handle(name: String) extends ProfileStore:
+    private val connection = AtomicReference[Option[StatefulRedisConnection[String, String]]](None)
+    private val lastAttempt = AtomicLong(0L)
+    private val uri =
+      val u = RedisURI.create(settings.uri)
+      u.setClientName(name)
+      u.setTimeout(Duration.ofMillis(settings.timeout.toMillis))
+      u
+
+    def isOpen: Boolean = connection.get.exists(_.isOpen)
+
+    def connectIfDue(): Unit =
+      val now = System.nanoTime()
+      val last = lastAttempt.get
+      if connection.get.isEmpty && (last == 0L || now - last > 1_000_000_000L) && lastAttempt.compareAndSet(last, now)
+      then
+        client.connectAsync(StringCodec.UTF8, uri).asScala.foreach { c =>
+          if !connection.compareAndSet(None, Some(c)) then c.closeAsync()
+        }
+
+    def profile(id: Int): Future[Either[ProfileUnavailable, Option[LoyaltyProfile]]] =
+      connection.get match
+        case None =>
+          connectIfDue()
+          Future.successful(Left(ProfileUnavailable("no connection to Redis")))
+        case Some(c) =>
+          try
+            c.async().hgetall(s"customer:$id").asScala
+              .map(fields => Right(LettuceProfileStores.read(fields.asScala.toMap)))
+              .recover { case NonFatal(e) => Left(ProfileUnavailable(LettuceProfileStores.describe(e))) }
+          catch case NonFatal(e) => Future.successful(Left(ProfileUnavailable(LettuceProfileStores.describe(e))))
+
+    def close(): Unit = connection.getAndSet(None).foreach(_.close())
+
+object LettuceProfileStores:
+  private val namedThreads: ThreadFactoryProvider = poolName =>
+    val counter = AtomicInteger()
+    val factory: ThreadFactory = task =>
+      val t = Thread(task, s"bulkhead.redis.$poolName-${counter.incrementAndGet()}")
+      t.setDaemon(true)
+      t
+    factory
+
+  /** A hash with the three fields is a profile; an empty hash is a customer without one. */
+  def read(fields: Map[String, String]): Option[LoyaltyProfile] =
+    for
+      points <- fields.get("points").flatMap(_.toLongOption)
+      tier <- fields.get("tier")
+      lastOrder <- fields.get("lastOrder")
+    yield LoyaltyProfile(points, tier, lastOrder)
+
+  private def describe(e: Throwable): String =
+    Option(e.getMessage).getOrElse(e.getClass.getSimpleName).take(200)

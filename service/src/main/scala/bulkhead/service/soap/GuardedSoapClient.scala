@@ -1,0 +1,42 @@
+package bulkhead.service.soap
+
+import bulkhead.service.config.BreakerSettings
+import bulkhead.service.enrichment.ThirdPartyCustomer
+import org.apache.pekko.actor.typed.ActorSystem
+import org.apache.pekko.pattern.{CircuitBreaker, CircuitBreakerOpenException}
+
+import java.util.concurrent.atomic.AtomicInteger
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.{Success, Try}
+
+/** The third party behind Pekko's circuit breaker: after repeated failures, calls are refused at once (503). */
+final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings, retryAfterMillis: Long)(using
+    system: ActorSystem[?]) extends SoapClient:
+  private given ExecutionContext = system.executionContext
+
+  /** 0 closed, 1 half-open, 2 open: published in /metrics. */
+  val state: AtomicInteger = AtomicInteger(0)
+
+  private val breaker = CircuitBreaker(system.classicSystem.scheduler, settings.maxFailures, settings.callTimeout,
+    settings.resetTimeout)
+    .onClose(state.set(0))
+    .onHalfOpen(state.set(1))
+    .onOpen(state.set(2))
+
+  private val isFailure: Try[Either[ThirdPartyFailure, ThirdPartyCustomer]] => Boolean =
+    case Success(Left(_: ThirdPartyFailure.UnknownCustomer)) => false
+    case Success(Left(_: ThirdPartyFailure.Refused)) => false
+    case Success(Left(_)) => true
+    case Success(Right(_)) => false
+    case _ => true
+
+  def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
+    breaker.withCircuitBreaker(underlying.getCustomer(id), isFailure).recover {
+      case e: CircuitBreakerOpenException =>
+        Left(ThirdPartyFailure.Refused("circuit breaker open: the third party is failing",
+          e.remainingDuration.toMillis.max(retryAfterMillis)))
+      case _: java.util.concurrent.TimeoutException =>
+        Left(ThirdPartyFailure.Timeout(s"circuit breaker call timeout ${settings.callTimeout}"))
+    }
+
+  override def close(): Unit = underlying.close()

@@ -1,0 +1,60 @@
+package bulkhead.service.soap
+
+import bulkhead.service.config.SoapSettings
+import bulkhead.service.enrichment.ThirdPartyCustomer
+import org.apache.pekko.actor.typed.ActorSystem
+import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.http.scaladsl.model.*
+import org.apache.pekko.http.scaladsl.model.headers.RawHeader
+import org.apache.pekko.http.scaladsl.settings.{ClientConnectionSettings, ConnectionPoolSettings}
+import org.apache.pekko.pattern.after
+
+import java.util.concurrent.TimeoutException
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.control.NonFatal
+
+/** The SOAP client on Pekko HTTP's host connection pool: no thread waits while the third party thinks. */
+final class NonBlockingSoapClient(settings: SoapSettings)(using system: ActorSystem[?]) extends SoapClient:
+  private given ExecutionContext = system.executionContext
+  private val classic = system.classicSystem
+  private val xml = SafeXml(settings.maxResponseBytes)
+  private val uri = Uri(settings.endpoint)
+  private val contentType = ContentType.parse(SoapProtocol.ContentType).toOption.get
+  private val soapAction = RawHeader("SOAPAction", SoapProtocol.SoapAction)
+
+  // Pekko's default pool (4 connections, 32 open requests) would cap 1 s calls at 4 req/s: size it from config.
+  private val pool: ConnectionPoolSettings =
+    val base = ConnectionPoolSettings(classic)
+    val connection = ClientConnectionSettings(classic)
+      .withConnectingTimeout(settings.connectTimeout)
+      // A connection whose answer never comes is closed soon after the call gave up, freeing its pool slot.
+      .withIdleTimeout(settings.requestTimeout + settings.connectTimeout)
+    base
+      .withMaxConnections(settings.maxConnections)
+      .withMaxOpenRequests(Integer.highestOneBit(settings.maxConnections * 2 - 1).max(32))
+      .withMaxRetries(0)
+      .withConnectionSettings(connection)
+
+  def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
+    val request = HttpRequest(HttpMethods.POST, uri, List(soapAction),
+      HttpEntity(contentType, SoapProtocol.getCustomerRequest(id)))
+    val call =
+      Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
+        response.entity.toStrict(settings.requestTimeout, settings.maxResponseBytes.toLong).map { strict =>
+          SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
+        }
+      }
+    val deadline = after(settings.requestTimeout)(Future.failed(TimeoutException()))(classic)
+    Future.firstCompletedOf(Seq(call, deadline)).recover(NonBlockingSoapClient.failure(settings))
+
+object NonBlockingSoapClient:
+  private[soap] def failure(settings: SoapSettings)
+      : PartialFunction[Throwable, Either[ThirdPartyFailure, ThirdPartyCustomer]] =
+    case _: TimeoutException =>
+      Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
+    case e: EntityStreamSizeException =>
+      Left(ThirdPartyFailure.Malformed(s"answer above ${settings.maxResponseBytes} bytes"))
+    case NonFatal(e) =>
+      val msg = Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
+      if msg.contains("timeout") || msg.contains("timed out") then Left(ThirdPartyFailure.Timeout(msg.take(200)))
+      else Left(ThirdPartyFailure.Unreachable(msg.take(200)))

@@ -1,0 +1,16 @@
+package bulkhead.service.work
+
+/** Where `/work/{mode}` spends its milliseconds. */
+enum WorkMode(val key: String):
+  /** Blocks a default-dispatcher thread: the seeds' anti-pattern, kept on purpose so it can be measured. */
+  case Default extends WorkMode("default")
+  /** Blocks a thread of the dedicated blocking pool. */
+  case Pool extends WorkMode("pool")
+  /** Blocks a virtual thread (JDK 21+). */
+  case Virtual extends WorkMode("virtual")
+  /** Waits on a timer and blocks nothing. */
+  case Async extends WorkMode("async")
+
+object WorkMode:
+  def parse(s: String): Either[String, WorkMode] =
+    values.find(_.key == s).toRight(s"unknown work mode '$s', expected one of ${values.map(_.key).mkString(", ")}")
