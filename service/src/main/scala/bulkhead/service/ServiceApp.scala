@@ -58,6 +58,7 @@ object ServiceApp:
       stores.close()
 
     HttpServer.bind(settings, routes.route, metrics).map { binding =>
+      metrics.bindConnections(binding.localAddress.getPort)
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))
       val stopped = new java.util.concurrent.atomic.AtomicReference[Future[Done]]()

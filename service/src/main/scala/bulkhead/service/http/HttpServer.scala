@@ -2,18 +2,15 @@ package bulkhead.service.http
 
 import bulkhead.service.config.ServiceSettings
 import bulkhead.service.metrics.ServiceMetrics
-import org.apache.pekko.Done
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.{HttpMethods, HttpRequest, HttpResponse, Uri}
 import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.settings.ServerSettings as PekkoServerSettings
-import org.apache.pekko.stream.scaladsl.{Flow, Keep, Sink}
 
 import scala.concurrent.Future
-import scala.util.control.NonFatal
 
-/** Binds the routes with the configured socket settings, counting open connections for /metrics. */
+/** Binds the routes with the configured socket settings (Pekko's bind: graceful termination drains connections). */
 object HttpServer:
 
   def bind(settings: ServiceSettings, route: Route, metrics: ServiceMetrics)(using
@@ -35,26 +32,7 @@ object HttpServer:
         Future.successful(Routes.Hello)
       else routeHandler(request)
 
-    given scala.concurrent.ExecutionContext = system.executionContext
-    // What Pekko's bindAndHandle does, plus a count of open connections (the seeds' `println` of seed 003).
     Http()(system.classicSystem)
       .newServerAt(settings.host, settings.port)
       .withSettings(serverSettings)
-      .connectionSource()
-      .mapAsyncUnordered(s.maxConnections) { connection =>
-        metrics.connectionOpened()
-        val done =
-          try
-            Flow[HttpRequest]
-              .mapAsync(s.pipeliningLimit)(handler)
-              .watchTermination()(Keep.right)
-              .joinMat(connection.flow)(Keep.left)
-              .run()
-          catch case NonFatal(_) => Future.successful(Done)
-        done.recover { case NonFatal(_) => Done }.map { d =>
-          metrics.connectionClosed()
-          d
-        }
-      }
-      .to(Sink.ignore)
-      .run()
+      .bind(handler)

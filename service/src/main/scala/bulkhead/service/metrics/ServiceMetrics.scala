@@ -3,11 +3,10 @@ package bulkhead.service.metrics
 import bulkhead.service.dispatch.{CountingExecutorService, ExecutorRegistry, PoolName}
 import io.micrometer.core.instrument.binder.jvm.{ExecutorServiceMetrics, JvmMemoryMetrics, JvmThreadMetrics}
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics
-import io.micrometer.core.instrument.{Counter, Gauge, Tags, Timer}
+import io.micrometer.core.instrument.{Gauge, Tags, Timer}
 import io.micrometer.prometheusmetrics.{PrometheusConfig, PrometheusMeterRegistry}
 
 import java.util.concurrent.TimeUnit
-import java.util.concurrent.atomic.AtomicLong
 
 /** The service's meters, rendered at /metrics in Prometheus text. */
 final class ServiceMetrics:
@@ -16,18 +15,10 @@ final class ServiceMetrics:
   JvmMemoryMetrics().bindTo(registry)
   ProcessorMetrics().bindTo(registry)
 
-  private val openConnections = AtomicLong()
-  Gauge.builder("http.server.connections.open", openConnections, _.get.toDouble)
-    .description("TCP connections open on the service").register(registry)
-  private val acceptedConnections = Counter.builder("http.server.connections.accepted").register(registry)
-
-  def connectionOpened(): Unit =
-    openConnections.incrementAndGet()
-    acceptedConnections.increment()
-
-  def connectionClosed(): Unit = openConnections.decrementAndGet()
-
-  def openConnectionCount: Long = openConnections.get
+  /** Publishes the count of established connections to the service's port, once it is bound. */
+  def bindConnections(port: Int): Unit =
+    Gauge.builder("http.server.connections.open", () => OpenConnections.count(port).toDouble)
+      .description("established TCP connections to the service's port (from /proc/net/tcp)").register(registry)
 
   /** Records one answered request of a route (a fixed, small set of names) with its status. */
   def recordRequest(route: String, status: Int, nanos: Long): Unit =

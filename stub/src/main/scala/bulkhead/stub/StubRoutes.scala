@@ -1,0 +1,99 @@
+package bulkhead.stub
+
+import org.apache.pekko.actor.ClassicActorSystemProvider
+import org.apache.pekko.http.scaladsl.model.*
+import org.apache.pekko.http.scaladsl.server.Directives.*
+import org.apache.pekko.http.scaladsl.server.Route
+import org.apache.pekko.pattern.after
+import org.apache.pekko.stream.scaladsl.Source
+import org.apache.pekko.util.ByteString
+
+import scala.concurrent.duration.*
+import scala.concurrent.{ExecutionContext, Future, Promise}
+
+/** POST /soap (the third party), the admin paths (latency and faults at run time), /metrics. */
+final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: StubMetrics,
+    noAnswerHold: FiniteDuration)(using system: ClassicActorSystemProvider):
+  private given ExecutionContext = system.classicSystem.dispatcher
+  private val xml = ContentType(MediaTypes.`text/xml`, HttpCharsets.`UTF-8`)
+  private val MaxRequestBytes = 64 * 1024L
+
+  val route: Route = concat(
+    path("soap")(post(soapRoute)),
+    path("admin" / "state")(get(complete(json(state.describe)))),
+    path("admin" / "latency")(post(parameter("value") { v =>
+      Latency.parse(v) match
+        case Right(l) => state.setLatency(l); complete(json(state.describe))
+        case Left(err) => complete(StatusCodes.BadRequest, json(s"""{"error":"Bad Request","detail":"$err"}"""))
+    })),
+    path("admin" / "faults")(post(parameter("value".optional) { v =>
+      FaultPlan.parse(v.toSeq.flatMap(_.split(',').toSeq)) match
+        case Right(p) => state.setFaults(p); complete(json(state.describe))
+        case Left(err) => complete(StatusCodes.BadRequest, json(s"""{"error":"Bad Request","detail":"$err"}"""))
+    })),
+    path("metrics")(get(complete(HttpEntity(ContentTypes.`text/plain(UTF-8)`, metrics.registry.scrape())))),
+    path("health")(get(complete(json("""{"status":"up"}""")))))
+
+  private def json(s: String) = HttpEntity(ContentTypes.`application/json`, s)
+
+  private def soapRoute: Route =
+    (optionalHeaderValueByName("SOAPAction") & optionalHeaderValueByName("X-Stub-Fault")) { (action, askedFault) =>
+      extractRequest { request =>
+        val mediaType = request.entity.contentType.mediaType
+        if mediaType != MediaTypes.`text/xml` then
+          complete(StatusCodes.UnsupportedMediaType, soapFault(s"Content-Type must be text/xml, was $mediaType"))
+        else if !action.map(_.stripPrefix("\"").stripSuffix("\"")).contains(SoapMessages.GetCustomerAction) then
+          complete(StatusCodes.InternalServerError,
+            soapFault(s"SOAPAction must be \"${SoapMessages.GetCustomerAction}\""))
+        else
+          askedFault.map(Fault.parse) match
+            case Some(Left(err)) => complete(StatusCodes.BadRequest, soapFault(err))
+            case other =>
+              val fault = other.flatMap(_.toOption).orElse(state.faults.draw())
+              entity(as[ByteString]) { body =>
+                SoapMessages.readGetCustomer(body.toArrayUnsafe()) match
+                  case Left(err) => complete(StatusCodes.InternalServerError, soapFault(err))
+                  case Right(id) => complete(answer(id, fault))
+              }
+      }
+    }
+
+  private def soapFault(text: String) = HttpEntity(xml, SoapMessages.fault("Client", text))
+
+  /** The answer after the configured latency; no thread waits (a timer completes it). */
+  private def answer(id: Long, fault: Option[Fault]): Future[HttpResponse] =
+    metrics.started()
+    fault.foreach(metrics.fault)
+    val delay = state.latency.sampleMs().millis
+    val response = fault match
+      case Some(Fault.NoAnswer) =>
+        after(noAnswerHold)(Future.successful(HttpResponse(StatusCodes.GatewayTimeout)))
+      case _ => after(delay)(Future.successful(respond(id, fault)))
+    response.onComplete(_ => metrics.finished())
+    response
+
+  private def respond(id: Long, fault: Option[Fault]): HttpResponse =
+    val customer = directory.find(id)
+    def ok(bytes: Array[Byte]) = HttpResponse(StatusCodes.OK, entity = HttpEntity(xml, bytes))
+    fault match
+      case Some(Fault.ServerError) =>
+        HttpResponse(StatusCodes.InternalServerError, entity = HttpEntity(xml,
+          SoapMessages.fault("Server", "Internal error of the third party (injected)")))
+      case Some(Fault.Reset) =>
+        // The connection is aborted after the first bytes of the answer.
+        HttpResponse(StatusCodes.OK, entity = HttpEntity.Chunked.fromData(xml,
+          Source.single(ByteString("<?xml")).concat(Source.failed(RuntimeException("reset (injected)")))))
+      case Some(Fault.MalformedXml) => ok(SoapMessages.malformed)
+      case Some(Fault.Xxe) => ok(SoapMessages.xxe)
+      case Some(Fault.BillionLaughs) => ok(SoapMessages.billionLaughs)
+      case Some(Fault.Oversized) =>
+        ok(customer.map(SoapMessages.oversized(_, 4 * 1024 * 1024)).getOrElse(SoapMessages.unknownCustomer(id)))
+      case Some(Fault.Trickle) =>
+        val bytes = customer.map(SoapMessages.customer).getOrElse(SoapMessages.unknownCustomer(id))
+        HttpResponse(StatusCodes.OK, entity = HttpEntity.Chunked.fromData(xml,
+          Source(bytes.toIndexedSeq).map(b => ByteString(b)).throttle(1, 100.millis)))
+      case _ =>
+        customer match
+          case Some(c) => ok(SoapMessages.customer(c))
+          case None =>
+            HttpResponse(StatusCodes.InternalServerError, entity = HttpEntity(xml, SoapMessages.unknownCustomer(id)))

@@ -1,0 +1,30 @@
+package bulkhead.stub
+
+import com.typesafe.config.{Config, ConfigException}
+
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/** The stub's configuration, read once and validated (a bad value names its key). */
+final case class StubSettings(host: String, port: Int, portFile: Option[String], customers: Int, latency: Latency,
+    faults: FaultPlan, noAnswerHold: FiniteDuration)
+
+object StubSettings:
+  def apply(config: Config): StubSettings =
+    val k = "bulkhead.stub"
+    def bad(key: String, msg: String) = new ConfigException.BadValue(s"$k.$key", msg)
+    val port = config.getInt(s"$k.port")
+    if port < 0 || port > 65535 then throw bad("port", s"must be 0..65535, was $port")
+    val customers = config.getInt(s"$k.customers")
+    if customers < 1 then throw bad("customers", s"must be at least 1, was $customers")
+    val latency = Latency.parse(config.getString(s"$k.latency")).fold(e => throw bad("latency", e), identity)
+    val faults = FaultPlan.parse(config.getStringList(s"$k.faults").asScala.toSeq).fold(e => throw bad("faults", e),
+      identity)
+    StubSettings(
+      host = config.getString(s"$k.host"),
+      port = port,
+      portFile = Option(config.getString(s"$k.port-file")).filter(_.nonEmpty),
+      customers = customers,
+      latency = latency,
+      faults = faults,
+      noAnswerHold = config.getDuration(s"$k.no-answer-hold").toMillis.millis)
