@@ -33,11 +33,11 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
     }
 
   private def workRoute(modeKey: String): Route =
-    parameter("ms".as[Int].optional) { ms =>
-      WorkMode.parse(modeKey) match
+    parameter("ms".optional) { rawMs =>
+      WorkMode.parse(modeKey).flatMap(mode => WorkMode.parseMillis(rawMs, defaultMs).map(mode -> _)) match
         case Left(detail) => complete(ApiError.response(StatusCodes.BadRequest, detail))
-        case Right(mode) =>
-          work.run(mode, ms.getOrElse(defaultMs)) match
+        case Right((mode, ms)) =>
+          work.run(mode, ms) match
             case Left(WorkRefusal.BadMillis(detail)) => complete(ApiError.response(StatusCodes.BadRequest, detail))
             case Left(WorkRefusal.Unsupported(detail)) => complete(ApiError.response(StatusCodes.NotImplemented, detail))
             case Right(done) => onSuccess(done)(d => complete(d))

@@ -14,3 +14,8 @@ enum WorkMode(val key: String):
 object WorkMode:
   def parse(s: String): Either[String, WorkMode] =
     values.find(_.key == s).toRight(s"unknown work mode '$s', expected one of ${values.map(_.key).mkString(", ")}")
+
+  /** `ms` of a request: absent means the default; present, it must be a whole number (range checked by the runner). */
+  def parseMillis(raw: Option[String], default: Int): Either[String, Int] = raw match
+    case None => Right(default)
+    case Some(s) => s.toIntOption.toRight(s"ms must be a whole number of milliseconds, was '${s.take(40)}'")

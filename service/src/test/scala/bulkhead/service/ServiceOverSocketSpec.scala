@@ -1,0 +1,79 @@
+package bulkhead.service
+
+import bulkhead.service.testkit.HttpProbe.*
+import bulkhead.service.testkit.TestService.*
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.net.{ConnectException, Socket}
+import scala.concurrent.Await
+import scala.concurrent.duration.*
+
+class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
+
+  "The service" should "answer /hello and /health over a real socket" in withService() { s =>
+    get(url(s, "/hello")) shouldBe Reply(200, "OK", get(url(s, "/hello")).headers)
+    get(url(s, "/health")).status shouldBe 200
+  }
+
+  it should "run exactly fixed-pool-size /work/pool requests at once, queueing the rest" in withService(
+    "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 4) { s =>
+    val calls = (1 to 10).map(_ => getAsync(url(s, "/work/pool?ms=1500")))
+    val busy = """executor_active_threads{name="blocking-pool"}"""
+    val queued = """executor_queued_tasks{name="blocking-pool"}"""
+    eventually()(metric(get(url(s, "/metrics")).body, queued).contains(6.0)) shouldBe true
+    val text = get(url(s, "/metrics")).body
+    metric(text, busy) shouldBe Some(4.0)
+    metric(text, """executor_pool_size_threads{name="blocking-pool"}""") shouldBe Some(4.0)
+    val threads = calls.map(_.get()).map { r =>
+      r.status shouldBe 200
+      "\"thread\":\"([^\"]+)\"".r.findFirstMatchIn(r.body).get.group(1)
+    }
+    threads.distinct should have size 4
+    all(threads) should include("bulkhead.dispatch.blocking-pool")
+  }
+
+  it should "keep /hello answering while the blocking pool is saturated" in withService(
+    "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 2) { s =>
+    val blocked = (1 to 6).map(_ => getAsync(url(s, "/work/pool?ms=3000")))
+    eventually()(metric(get(url(s, "/metrics")).body, """executor_queued_tasks{name="blocking-pool"}""")
+      .contains(4.0)) shouldBe true
+    get(url(s, "/hello")).status shouldBe 200
+    // /hello was answered while every blocking call was still held by the pool or its queue.
+    blocked.count(_.isDone) shouldBe 0
+    blocked.foreach(_.get().status shouldBe 200)
+  }
+
+  it should "starve /hello when /work/default blocks every default-dispatcher thread (the seeds' anti-pattern)" in
+    withService(
+      "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
+      "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 2) { s =>
+      val blocking = (1 to 6).map(_ => getAsync(url(s, "/work/default?ms=1500")))
+      Thread.sleep(300) // let the blocking requests reach the dispatcher first
+      val hello = get(url(s, "/hello"))
+      hello.status shouldBe 200
+      // /hello could only be served once a blocked default-dispatcher thread came free: some blocking work was done.
+      blocking.count(_.isDone) should be > 0
+      blocking.foreach(_.get().status shouldBe 200)
+    }
+
+  it should "drain an in-flight request on stop, then refuse connections" in {
+    var port = 0
+    withService() { s =>
+      port = s.port
+      val inFlight = getAsync(url(s, "/work/pool?ms=1000"))
+      eventually()(metric(get(url(s, "/metrics")).body, """executor_active_threads{name="blocking-pool"}""")
+        .contains(1.0)) shouldBe true
+      Await.result(s.stop(), 30.seconds)
+      inFlight.get().status shouldBe 200
+    }
+    a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
+  }
+
+  it should "count its open connections in /metrics" in withService() { s =>
+    val socket = Socket("127.0.0.1", s.port)
+    try
+      val open = metric(get(url(s, "/metrics")).body, "http_server_connections_open").get
+      open should be >= 2.0 // the raw socket and the scrape's own connection
+    finally socket.close()
+  }

@@ -1,0 +1,120 @@
+package bulkhead.service.http
+
+import bulkhead.service.enrichment.{CustomerLookup, CustomerOutcome, EnrichedCustomer, Loyalty}
+import bulkhead.service.metrics.ServiceMetrics
+import bulkhead.service.work.WorkRunner
+import org.apache.pekko.actor.typed.ActorSystem
+import org.apache.pekko.actor.typed.scaladsl.adapter.*
+import org.apache.pekko.http.scaladsl.model.{ContentTypes, StatusCodes}
+import org.apache.pekko.http.scaladsl.testkit.ScalatestRouteTest
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import scala.concurrent.Future
+import scala.concurrent.duration.*
+
+class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
+  private given typed: ActorSystem[Nothing] = system.toTyped.asInstanceOf[ActorSystem[Nothing]]
+
+  /** Answers by id so that each outcome of the pipeline can be asked for. */
+  private object ScriptedLookup extends CustomerLookup:
+    private val customer = EnrichedCustomer(1, "Ada", "retail", "ES", Loyalty.Unavailable)
+    def lookup(rawId: String): Future[CustomerOutcome] = Future.successful(rawId match
+      case "1" => CustomerOutcome.Found(customer)
+      case "2" => CustomerOutcome.NotFound("unknown")
+      case "3" => CustomerOutcome.ThirdPartyTimeout("slow")
+      case "4" => CustomerOutcome.ThirdPartyFailed("fault")
+      case "5" => CustomerOutcome.Unavailable("overloaded", 2.seconds)
+      case other => CustomerOutcome.BadId(s"bad id $other"))
+
+  private val routes =
+    Routes(WorkRunner(typed, 60000), ScriptedLookup, ServiceMetrics(), 5, () => true, system.log).route
+
+  "GET /hello" should "answer 200 OK in plain text" in {
+    Get("/hello") ~> routes ~> check {
+      status shouldBe StatusCodes.OK
+      responseAs[String] shouldBe "OK"
+    }
+  }
+
+  "GET /work/{mode}" should "run work on the dedicated blocking pool for mode pool" in {
+    Get("/work/pool?ms=1") ~> routes ~> check {
+      status shouldBe StatusCodes.OK
+      responseAs[String] should include("bulkhead.dispatch.blocking-pool")
+    }
+  }
+
+  it should "run work on the default dispatcher for mode default" in {
+    Get("/work/default?ms=1") ~> routes ~> check {
+      responseAs[String] should include("pekko.actor.default-dispatcher")
+    }
+  }
+
+  it should "complete on a timer without a pool thread for mode async" in {
+    Get("/work/async?ms=1") ~> routes ~> check {
+      status shouldBe StatusCodes.OK
+      responseAs[String] should include("\"thread\":\"timer\"")
+    }
+  }
+
+  it should "run on a virtual thread on JDK 21+ and answer 501 on older JDKs" in {
+    Get("/work/virtual?ms=1") ~> routes ~> check {
+      if Runtime.version().feature() >= 21 then
+        status shouldBe StatusCodes.OK
+        responseAs[String] should include("virtual-pool-virtual-thread")
+      else
+        status shouldBe StatusCodes.NotImplemented
+        contentType shouldBe ContentTypes.`application/json`
+    }
+  }
+
+  it should "answer 400 with a JSON error for an unknown mode" in {
+    Get("/work/turbo") ~> routes ~> check {
+      status shouldBe StatusCodes.BadRequest
+      contentType shouldBe ContentTypes.`application/json`
+      responseAs[String] should include("unknown work mode 'turbo'")
+    }
+  }
+
+  it should "answer 400 with a JSON error for ms out of range or not a number" in {
+    for bad <- Seq("-1", "60001", "abc", "1e3", "") do
+      Get(s"/work/pool?ms=$bad") ~> routes ~> check {
+        withClue(s"ms=$bad: ") {
+          status shouldBe StatusCodes.BadRequest
+          contentType shouldBe ContentTypes.`application/json`
+          responseAs[String] should startWith("{\"error\":\"Bad Request\"")
+        }
+      }
+  }
+
+  "An unknown path or method" should "get a JSON error, not Pekko's plain text" in {
+    Get("/nothing") ~> routes ~> check {
+      status shouldBe StatusCodes.NotFound
+      contentType shouldBe ContentTypes.`application/json`
+    }
+    Post("/hello") ~> routes ~> check {
+      status shouldBe StatusCodes.MethodNotAllowed
+      contentType shouldBe ContentTypes.`application/json`
+    }
+  }
+
+  "GET /customers/{id}" should "map every outcome of the pipeline to its designed status" in {
+    val expected = Seq("1" -> 200, "2" -> 404, "3" -> 504, "4" -> 502, "5" -> 503, "x" -> 400)
+    for (id, code) <- expected do
+      Get(s"/customers/$id") ~> routes ~> check {
+        withClue(s"id $id: ") {
+          status.intValue shouldBe code
+          contentType shouldBe ContentTypes.`application/json`
+        }
+      }
+    Get("/customers/5") ~> routes ~> check {
+      header("Retry-After").map(_.value) shouldBe Some("2")
+    }
+  }
+
+  "GET /metrics" should "publish the pools and the JVM thread count in Prometheus text" in {
+    Get("/metrics") ~> routes ~> check {
+      val text = responseAs[String]
+      text should include("jvm_threads_live_threads")
+    }
+  }

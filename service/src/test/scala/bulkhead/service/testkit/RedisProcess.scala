@@ -1,0 +1,54 @@
+package bulkhead.service.testkit
+
+import java.net.{ServerSocket, Socket}
+import java.nio.file.Files
+import scala.util.Using
+
+/** A real redis-server on a free loopback port, no persistence, stopped by its PID. */
+final class RedisProcess private (val port: Int, process: Process):
+  def uri: String = s"redis://127.0.0.1:$port"
+  def pid: Long = process.pid()
+
+  /** Runs redis-cli against this server and returns its output. */
+  def cli(args: String*): String =
+    val p = ProcessBuilder(("redis-cli" +: "-p" +: port.toString +: args)*).redirectErrorStream(true).start()
+    val out = String(p.getInputStream.readAllBytes()).trim
+    p.waitFor()
+    out
+
+  def stop(): Unit =
+    process.destroy()
+    if !process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) then process.destroyForcibly().waitFor()
+
+object RedisProcess:
+  def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
+
+  /** Starts redis-server on `port` (a free one by default) and waits until it accepts connections. */
+  def start(port: Int = freePort()): RedisProcess =
+    val dir = Files.createTempDirectory("bulkhead-redis")
+    val process =
+      try
+        ProcessBuilder("redis-server", "--port", port.toString, "--bind", "127.0.0.1", "--save", "",
+          "--appendonly", "no", "--dir", dir.toString).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("redis.log").toFile).start()
+      catch
+        case e: java.io.IOException =>
+          throw IllegalStateException(
+            "redis-server is not installed: apt-get install redis-server (./bulkhead test installs it as root)", e)
+    val deadline = System.nanoTime() + 10_000_000_000L
+    while !accepts(port) do
+      if !process.isAlive || System.nanoTime() > deadline then
+        process.destroyForcibly()
+        throw IllegalStateException(s"redis-server did not start on port $port; see $dir/redis.log")
+      Thread.sleep(20)
+    RedisProcess(port, process)
+
+  def withRedis[A](body: RedisProcess => A): A =
+    val redis = start()
+    try body(redis)
+    finally redis.stop()
+
+  private def accepts(port: Int): Boolean =
+    try
+      Using.resource(Socket("127.0.0.1", port))(_ => true)
+    catch case _: java.io.IOException => false
