@@ -1,0 +1,143 @@
+package bulkhead.service.enrichment
+
+import bulkhead.service.testkit.HttpProbe.*
+import bulkhead.service.testkit.TestStub.*
+import bulkhead.service.testkit.{RedisProcess, TestService}
+import bulkhead.service.testkit.TestService.*
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+/** The pipeline end to end: a real redis-server, the real stub over HTTP, the service over a real socket. */
+class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
+
+  private def pipeline[A](extra: (String, Any)*)(body: (TestService.type, RedisProcess, bulkhead.stub.RunningStub,
+      bulkhead.service.RunningService) => A): A =
+    RedisProcess.withRedis { redis =>
+      withStub() { stub =>
+        val settings = Seq[(String, Any)](
+          "bulkhead.enrichment.soap.endpoint" -> endpoint(stub),
+          "bulkhead.enrichment.redis.uri" -> redis.uri,
+          "bulkhead.enrichment.soap.request-timeout" -> "1s",
+          "bulkhead.enrichment.routees" -> 3) ++ extra
+        withService(settings*)(service => body(TestService, redis, stub, service))
+      }
+    }
+
+  "GET /customers/{id}" should "merge the third party's customer with the Redis profile, field by field" in
+    pipeline() { (_, redis, _, s) =>
+      redis.cli("HSET", "customer:7", "points", "120", "tier", "gold", "lastOrder", "2026-11-01") shouldBe "3"
+      val r = get(url(s, "/customers/7"))
+      r.status shouldBe 200
+      r.body shouldBe """{"id":7,"name":"Ken Turing","segment":"public","country":"IN",""" +
+        """"loyalty":{"available":true,"points":120,"tier":"gold","lastOrder":"2026-11-01"}}"""
+      get(url(s, "/customers/8")).body should endWith(""""loyalty":{"available":true}}""")
+    }
+
+  it should "answer 404 for an unknown customer and 400 for a malformed id" in pipeline() { (_, _, _, s) =>
+    get(url(s, "/customers/100001")).status shouldBe 404
+    for bad <- Seq("abc", "-1", "0", "1234567890", "1.5", "%20") do
+      withClue(s"id '$bad': ")(get(url(s, s"/customers/$bad")).status shouldBe 400)
+  }
+
+  it should "answer each third-party fault with its designed status" in
+    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+      val designed = Seq("server-error" -> 502, "malformed-xml" -> 502, "xxe" -> 502, "billion-laughs" -> 502,
+        "oversized" -> 502, "reset" -> 502, "no-answer" -> 504, "trickle" -> 504)
+      for (fault, status) <- designed do
+        faults(stub, s"$fault=1")
+        val r = get(url(s, "/customers/3"))
+        withClue(s"$fault: ${r.body}: ") {
+          r.status shouldBe status
+          r.body should startWith("{\"error\":")
+          r.body should not include "Exception"
+        }
+      faults(stub, "")
+      get(url(s, "/customers/3")).status shouldBe 200
+    }
+
+  it should "open the circuit after repeated failures (503 with Retry-After), then close it again" in
+    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 3,
+      "bulkhead.enrichment.soap.circuit-breaker.reset-timeout" -> "1s") { (_, _, stub, s) =>
+      faults(stub, "server-error=1")
+      (1 to 3).map(_ => get(url(s, "/customers/5")).status) shouldBe Seq(502, 502, 502)
+      val open = get(url(s, "/customers/5"))
+      open.status shouldBe 503
+      open.headers.get("retry-after") shouldBe Some("1")
+      metric(get(url(s, "/metrics")).body, "soap_circuit_state") shouldBe Some(2.0)
+      faults(stub, "")
+      eventually(tries = 100, pauseMs = 100)(get(url(s, "/customers/5")).status == 200) shouldBe true
+      metric(get(url(s, "/metrics")).body, "soap_circuit_state") shouldBe Some(0.0)
+    }
+
+  it should "degrade the loyalty part while Redis is down and recover when it is back" in {
+    val port = RedisProcess.freePort()
+    var redis = RedisProcess.start(port)
+    try
+      withStub() { stub =>
+        withService("bulkhead.enrichment.soap.endpoint" -> endpoint(stub),
+          "bulkhead.enrichment.redis.uri" -> redis.uri, "bulkhead.enrichment.routees" -> 2,
+          "bulkhead.enrichment.redis.timeout" -> "500ms") { s =>
+          redis.cli("HSET", "customer:9", "points", "5", "tier", "basic", "lastOrder", "2026-01-01")
+          get(url(s, "/customers/9")).body should include("\"available\":true,\"points\":5")
+          redis.stop()
+          val degraded = get(url(s, "/customers/9"))
+          degraded.status shouldBe 200
+          degraded.body should include(""""name":"Margaret Turing"""")
+          degraded.body should endWith(""""loyalty":{"available":false}}""")
+          metric(get(url(s, "/metrics")).body, "enrichment_loyalty_unavailable_total").get should be >= 1.0
+          redis = RedisProcess.start(port)
+          redis.cli("HSET", "customer:9", "points", "6", "tier", "basic", "lastOrder", "2026-01-02")
+          eventually(tries = 150, pauseMs = 100)(get(url(s, "/customers/9")).body.contains("\"points\":6")) shouldBe
+            true
+        }
+      }
+    finally redis.stop()
+  }
+
+  it should "open one Redis connection per routee, or one shared, as configured (CLIENT LIST)" in
+    pipeline("bulkhead.enrichment.routees" -> 5) { (_, redis, _, s) =>
+      eventually()(redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-routee-")) == 5) shouldBe
+        true
+      metric(get(url(s, "/metrics")).body, "redis_connections_open") shouldBe Some(5.0)
+      metric(get(url(s, "/metrics")).body, "enrichment_routees") shouldBe Some(5.0)
+    }
+
+  it should "share one Redis connection when redis.connections = shared" in
+    pipeline("bulkhead.enrichment.routees" -> 5, "bulkhead.enrichment.redis.connections" -> "shared") {
+      (_, redis, _, s) =>
+        eventually()(redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-shared")) == 1) shouldBe
+          true
+        redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-routee-")) shouldBe 0
+        get(url(s, "/customers/1")).status shouldBe 200
+    }
+
+  it should "never run more than work-queue.max SOAP calls at once in blocking mode" in
+    pipeline("bulkhead.enrichment.soap.mode" -> "blocking", "bulkhead.enrichment.soap.work-queue.core" -> 2,
+      "bulkhead.enrichment.soap.work-queue.max" -> 6, "bulkhead.enrichment.soap.request-timeout" -> "5s") {
+      (_, _, stub, s) =>
+        latency(stub, "fixed:400")
+        val calls = (1 to 15).map(i => getAsync(url(s, s"/customers/$i")))
+        var peak = 0L
+        while !calls.forall(_.isDone) do
+          peak = peak.max(stub.metrics.inFlight)
+          Thread.sleep(5)
+        calls.map(_.get().status).distinct shouldBe Seq(200)
+        peak shouldBe 6L
+    }
+
+  it should "shed requests above max-in-flight with 503 and Retry-After at once" in
+    pipeline("bulkhead.enrichment.max-in-flight" -> 4, "bulkhead.enrichment.soap.request-timeout" -> "5s") { (_, _, stub, s) =>
+      latency(stub, "fixed:1500")
+      val calls = (1 to 10).map(i => getAsync(url(s, s"/customers/$i")))
+      val replies = calls.map(_.get())
+      replies.count(_.status == 200) shouldBe 4
+      replies.count(_.status == 503) shouldBe 6
+      all(replies.filter(_.status == 503).map(_.headers.get("retry-after"))) shouldBe Some("1")
+    }
+
+  it should "run the blocking client on virtual threads in virtual mode (JDK 21+)" in {
+    assume(Runtime.version().feature() >= 21, "virtual mode needs JDK 21+; the service refuses it at start below")
+    pipeline("bulkhead.enrichment.soap.mode" -> "virtual") { (_, _, _, s) =>
+      get(url(s, "/customers/11")).body should include("\"id\":11")
+    }
+  }
