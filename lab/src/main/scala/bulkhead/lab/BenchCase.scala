@@ -1,0 +1,14 @@
+package bulkhead.lab
+
+import bulkhead.lab.diagnose.Cap
+
+import scala.concurrent.duration.FiniteDuration
+
+/** One configuration measured by a benchmark: the service's flags, the load, and the Little's-law bound. */
+final case class BenchCase(name: String, serviceArgs: Seq[String], path: String, connections: Int, threads: Int,
+    bound: Option[Cap], note: String)
+
+/** One measured run of a case. */
+final case class BenchRun(benchCase: BenchCase, round: Int, requestsPerSecond: Double, p50Ms: Option[Double],
+    p99Ms: Option[Double], socketErrors: Long, non2xx: Long, maxPlatformThreads: Int, maxResidentMb: Double,
+    poolPeaks: Map[String, Double], wrkOutput: String)

@@ -1,0 +1,22 @@
+package bulkhead.lab.load
+
+import bulkhead.lab.process.Children
+
+import scala.concurrent.duration.*
+
+/** A closed-loop load: each of `connections` sends a request, waits for the answer, sends the next (seed 000). */
+final case class WrkLoad(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration,
+    url: String):
+  require(url.startsWith("http://127.") || url.startsWith("http://localhost"), s"load targets loopback only: $url")
+  require(connections >= threads, s"wrk needs at least one connection per thread ($connections < $threads)")
+
+  def args: Seq[String] = Seq("wrk", s"-t$threads", s"-c$connections", s"-d${duration.toSeconds}s",
+    s"--timeout", s"${timeout.toSeconds}s", "--latency", url)
+
+  def describe: String = args.mkString(" ")
+
+/** Runs wrk as a child process and parses its report. */
+object Wrk:
+  def run(load: WrkLoad): Either[String, (WrkResult, String)] =
+    val out = Children.runToCompletion(load.args, load.duration + load.timeout + 30.seconds)
+    out.flatMap(text => WrkParser.parse(text).map(_ -> text))

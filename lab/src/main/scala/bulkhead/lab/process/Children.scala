@@ -1,0 +1,58 @@
+package bulkhead.lab.process
+
+import java.nio.file.{Files, Path}
+import java.util.concurrent.{ConcurrentHashMap, TimeUnit}
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/** A child process the lab started, with its log file. */
+final class Child(val name: String, val process: Process, val log: Path):
+  def pid: Long = process.pid()
+  def isAlive: Boolean = process.isAlive
+
+  /** SIGTERM, then SIGKILL after `grace`; only this child, by its PID. */
+  def stop(grace: FiniteDuration = 15.seconds): Unit =
+    if process.isAlive then
+      process.destroy()
+      if !process.waitFor(grace.toMillis, TimeUnit.MILLISECONDS) then
+        process.destroyForcibly()
+        process.waitFor(5, TimeUnit.SECONDS)
+    Children.forget(this)
+
+/** Every process the lab starts goes through here, so that all are stopped on success, failure and Ctrl-C. */
+object Children:
+  private val live = ConcurrentHashMap.newKeySet[Child]()
+  Runtime.getRuntime.addShutdownHook(Thread(() => stopAll(), "bulkhead-lab-children"))
+
+  def start(name: String, command: Seq[String], logDir: Path, env: Map[String, String] = Map.empty): Child =
+    Files.createDirectories(logDir)
+    val log = logDir.resolve(s"$name.log")
+    val builder = ProcessBuilder(command.asJava).redirectErrorStream(true).redirectOutput(log.toFile)
+    builder.environment().putAll(env.asJava)
+    val child = Child(name, builder.start(), log)
+    live.add(child)
+    child
+
+  def forget(child: Child): Unit = live.remove(child)
+
+  def stopAll(): Unit = live.asScala.toSeq.foreach(_.stop(5.seconds))
+
+  /** Runs a command to its end (bounded by `limit`) and returns its output, or why it failed. */
+  def runToCompletion(command: Seq[String], limit: FiniteDuration): Either[String, String] =
+    val process =
+      try ProcessBuilder(command.asJava).redirectErrorStream(true).start()
+      catch case e: java.io.IOException => return Left(s"cannot run ${command.head}: ${e.getMessage}")
+    val child = Child(command.head, process, Path.of("/dev/null"))
+    live.add(child)
+    val output = Future(String(process.getInputStream.readAllBytes()))
+    try
+      if !process.waitFor(limit.toMillis, TimeUnit.MILLISECONDS) then
+        child.stop(1.second)
+        Left(s"${command.head} ran past $limit and was stopped")
+      else
+        val text = scala.concurrent.Await.result(output, 10.seconds)
+        if process.exitValue() == 0 then Right(text) else Left(s"${command.head} exited ${process.exitValue()}: $text")
+    finally forget(child)
+
+  private def Future[A](body: => A): scala.concurrent.Future[A] =
+    scala.concurrent.Future(body)(scala.concurrent.ExecutionContext.global)

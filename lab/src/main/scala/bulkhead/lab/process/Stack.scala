@@ -1,0 +1,92 @@
+package bulkhead.lab.process
+
+import java.net.{ServerSocket, Socket, URI}
+import java.net.http.{HttpClient, HttpRequest, HttpResponse}
+import java.nio.file.{Files, Path}
+import scala.concurrent.duration.*
+import scala.util.Using
+
+/** Where the lab finds the JVMs it starts: set by the launcher (./bulkhead) as system properties. */
+final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String)
+
+object Launch:
+  def fromSystem(): Launch =
+    def prop(k: String) = Option(System.getProperty(k)).filter(_.nonEmpty)
+      .getOrElse(throw IllegalStateException(s"system property $k is not set: run the lab through ./bulkhead"))
+    Launch(prop("bulkhead.java"), sys.env.getOrElse("BULKHEAD_JVM_FLAGS", "").split("\\s+").filter(_.nonEmpty).toSeq,
+      prop("bulkhead.service.classpath"), prop("bulkhead.stub.classpath"))
+
+/** A started process and the port it serves. */
+final case class Served(child: Child, port: Int):
+  def url(path: String): String = s"http://127.0.0.1:$port$path"
+
+/** Starts redis-server, the stub and the service as separate processes on free loopback ports. */
+final class Stack(launch: Launch, dir: Path):
+  Files.createDirectories(dir)
+
+  def redis(): Served =
+    val port = Stack.freePort()
+    val child = Children.start("redis", Seq("redis-server", "--port", port.toString, "--bind", "127.0.0.1", "--save",
+      "", "--appendonly", "no", "--dir", dir.toString), dir)
+    Stack.awaitPort(child, port, 15.seconds)
+    Served(child, port)
+
+  def stub(args: Seq[String]): Served = jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m"), args)
+
+  def service(args: Seq[String], heap: String = "-Xmx2g"): Served =
+    jvm("service", launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k"), args)
+
+  private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String]): Served =
+    val portFile = dir.resolve(s"$name.port")
+    Files.deleteIfExists(portFile)
+    val command = Seq(launch.java) ++ launch.jvmFlags ++ jvmArgs ++ Seq("-cp", classpath, main, "--port", "0",
+      "--port-file", portFile.toString) ++ args
+    val child = Children.start(name, command, dir)
+    val deadline = System.nanoTime() + 60.seconds.toNanos
+    while !(Files.exists(portFile) && Files.readString(portFile).trim.nonEmpty) do
+      if !child.isAlive then
+        throw IllegalStateException(s"$name exited at start: ${Files.readString(child.log).takeRight(2000)}")
+      if System.nanoTime() > deadline then
+        child.stop()
+        throw IllegalStateException(s"$name did not start in 60 s; see ${child.log}")
+      Thread.sleep(50)
+    val served = Served(child, Files.readString(portFile).trim.toInt)
+    Stack.awaitHealth(served)
+    served
+
+object Stack:
+  def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
+
+  def awaitPort(child: Child, port: Int, limit: FiniteDuration): Unit =
+    val deadline = System.nanoTime() + limit.toNanos
+    while !accepts(port) do
+      if !child.isAlive || System.nanoTime() > deadline then
+        child.stop()
+        throw IllegalStateException(s"${child.name} did not accept on port $port; see ${child.log}")
+      Thread.sleep(20)
+
+  private val http = HttpClient.newHttpClient()
+
+  def get(url: String): Either[String, String] =
+    try
+      val r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(java.time.Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString())
+      if r.statusCode() == 200 then Right(r.body()) else Left(s"HTTP ${r.statusCode()} from $url")
+    catch case e: Exception => Left(s"$url: ${e.getClass.getSimpleName} ${Option(e.getMessage).getOrElse("")}")
+
+  def post(url: String): Either[String, String] =
+    try
+      val r = http.send(HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.ofString())
+      if r.statusCode() == 200 then Right(r.body()) else Left(s"HTTP ${r.statusCode()} from $url: ${r.body()}")
+    catch case e: Exception => Left(s"$url: ${e.getMessage}")
+
+  private def awaitHealth(s: Served): Unit =
+    val deadline = System.nanoTime() + 30.seconds.toNanos
+    while get(s.url("/health")).isLeft do
+      if System.nanoTime() > deadline then throw IllegalStateException(s"${s.child.name} never became healthy")
+      Thread.sleep(50)
+
+  private def accepts(port: Int): Boolean =
+    try Using.resource(Socket("127.0.0.1", port))(_ => true)
+    catch case _: java.io.IOException => false

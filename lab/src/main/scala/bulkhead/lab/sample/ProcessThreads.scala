@@ -1,0 +1,21 @@
+package bulkhead.lab.sample
+
+import java.nio.file.{Files, Path}
+import scala.jdk.CollectionConverters.*
+
+/** OS (platform) threads and resident memory of a process, from /proc/<pid>/status: virtual threads are not counted. */
+object ProcessThreads:
+  final case class Snapshot(threads: Int, residentMb: Double)
+
+  def read(pid: Long): Option[Snapshot] =
+    val status = Path.of(s"/proc/$pid/status")
+    if !Files.isReadable(status) then None
+    else
+      try
+        val lines = Files.readAllLines(status).asScala
+        def field(name: String) = lines.find(_.startsWith(name + ":")).map(_.drop(name.length + 1).trim)
+        for
+          threads <- field("Threads").flatMap(_.toIntOption)
+          rss <- field("VmRSS").flatMap(_.split("\\s+").headOption).flatMap(_.toDoubleOption)
+        yield Snapshot(threads, rss / 1024.0)
+      catch case _: java.io.IOException => None
