@@ -1,7 +1,7 @@
 package bulkhead.service
 
 import bulkhead.service.config.ServiceSettings
-import bulkhead.service.dispatch.{ExecutorRegistry, Pools}
+import bulkhead.service.dispatch.{ExecutorRegistry, Pools, TimerPool}
 import bulkhead.service.enrichment.{EnrichmentPipeline, SoapClients}
 import bulkhead.service.http.{HttpServer, Routes}
 import bulkhead.service.metrics.ServiceMetrics
@@ -37,10 +37,7 @@ object ServiceApp:
     warmAndMeter(system, metrics)
 
     val soap = SoapClients(settings.enrichment)
-    soap.workQueue.foreach { q =>
-      io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics(q, Pools.SoapWorkQueue.label,
-        java.util.Collections.emptyList()).bindTo(metrics.registry)
-    }
+    soap.workQueue.foreach(q => metrics.bindWorkQueue(name, Pools.SoapWorkQueue, q))
     Gauge.builder("soap.circuit.state", soap.client.state, _.get.toDouble)
       .description("0 closed, 1 half-open, 2 open").register(metrics.registry)
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
@@ -50,10 +47,12 @@ object ServiceApp:
     Gauge.builder("enrichment.in.flight", pipeline, _.inFlight.toDouble).register(metrics.registry)
     Gauge.builder("enrichment.routees", () => settings.enrichment.routees).register(metrics.registry)
 
-    val work = WorkRunner(system, settings.work.maxMs)
+    val timer = TimerPool(Pools.Timer)
+    val work = WorkRunner(system, timer, settings.work.maxMs)
     val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log)
 
     def release(): Unit =
+      timer.shutdown()
       soap.close()
       stores.close()
 

@@ -33,6 +33,16 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
     all(threads) should include("bulkhead.dispatch.blocking-pool")
   }
 
+  it should "keep its blocking pool and its gauges across an idle period (no executor re-creation)" in withService(
+    "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 3) { s =>
+    val completed = """executor_completed_tasks_total{name="blocking-pool"}"""
+    get(url(s, "/work/pool?ms=1")).status shouldBe 200
+    val before = metric(get(url(s, "/metrics")).body, completed).get
+    Thread.sleep(1500) // longer than Pekko's default dispatcher shutdown-timeout of 1 s
+    (1 to 3).map(_ => getAsync(url(s, "/work/pool?ms=1"))).foreach(_.get().status shouldBe 200)
+    metric(get(url(s, "/metrics")).body, completed).get shouldBe before + 3
+  }
+
   it should "keep /hello answering while the blocking pool is saturated" in withService(
     "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 2) { s =>
     val blocked = (1 to 6).map(_ => getAsync(url(s, "/work/pool?ms=3000")))

@@ -19,6 +19,8 @@ object Pools:
   val Virtual: PoolName = PoolName("bulkhead.dispatch.virtual-pool")
   /** The bounded work queue of the blocking SOAP client (seed 004's CXF `default-workqueue`). */
   val SoapWorkQueue: PoolName = PoolName("bulkhead.soap.work-queue")
+  /** The timer thread that completes `/work/async` (see [[TimerPool]]). */
+  val Timer: PoolName = PoolName("bulkhead.dispatch.timer")
 
   val dispatchers: Seq[PoolName] = Seq(Default, Blocking, Virtual)
 

@@ -1,9 +1,9 @@
 package bulkhead.service.metrics
 
-import bulkhead.service.dispatch.{CountingExecutorService, ExecutorRegistry, PoolName}
-import io.micrometer.core.instrument.binder.jvm.{ExecutorServiceMetrics, JvmMemoryMetrics, JvmThreadMetrics}
+import bulkhead.service.dispatch.{ExecutorRegistry, PoolName}
+import io.micrometer.core.instrument.binder.jvm.{JvmMemoryMetrics, JvmThreadMetrics}
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics
-import io.micrometer.core.instrument.{Gauge, Tags, Timer}
+import io.micrometer.core.instrument.{Gauge, Timer}
 import io.micrometer.prometheusmetrics.{PrometheusConfig, PrometheusMeterRegistry}
 
 import java.util.concurrent.TimeUnit
@@ -25,17 +25,12 @@ final class ServiceMetrics:
     Timer.builder("http.server.requests").tags("route", route, "status", status.toString)
       .register(registry).record(nanos, TimeUnit.NANOSECONDS)
 
-  /** Publishes a pool's gauges, once Pekko has created its executor. */
-  def bindPool(systemName: String, pool: PoolName): Boolean =
-    ExecutorRegistry.lookup(systemName, pool.configPath) match
-      case Some(counting: CountingExecutorService) =>
-        val tags = Tags.of("name", pool.label)
-        Gauge.builder("executor.active", counting, _.active.toDouble).tags(tags).register(registry)
-        Gauge.builder("executor.completed", counting, _.completed.toDouble).tags(tags).register(registry)
-        true
-      case Some(executor) =>
-        ExecutorServiceMetrics(executor, pool.label, Tags.empty).bindTo(registry)
-        true
-      case None => false
+  /** Publishes a pool's gauges (size, active, queued, completed; parallelism, running, steals for fork-join). */
+  def bindPool(systemName: String, pool: PoolName): Unit = PoolGauges.bind(registry, systemName, pool)
+
+  /** Publishes a pool the service built itself (the SOAP work queue). */
+  def bindWorkQueue(systemName: String, pool: PoolName, executor: java.util.concurrent.ThreadPoolExecutor): Unit =
+    ExecutorRegistry.register(systemName, pool.configPath, executor)
+    PoolGauges.bind(registry, systemName, pool)
 
   def scrape(): String = registry.scrape()

@@ -1,8 +1,7 @@
 package bulkhead.service.work
 
-import bulkhead.service.dispatch.{PoolName, Pools}
+import bulkhead.service.dispatch.{Pools, TimerPool}
 import org.apache.pekko.actor.typed.ActorSystem
-import org.apache.pekko.pattern.after
 
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future}
@@ -16,7 +15,7 @@ enum WorkRefusal:
   case Unsupported(detail: String)
 
 /** Runs `ms` of work on the pool a [[WorkMode]] names. */
-final class WorkRunner(system: ActorSystem[?], maxMs: Int):
+final class WorkRunner(system: ActorSystem[?], timer: TimerPool, maxMs: Int):
   private val default = Pools.executionContext(system, Pools.Default)
   private val blocking = Pools.executionContext(system, Pools.Blocking)
   private lazy val virtual = Pools.executionContext(system, Pools.Virtual)
@@ -32,7 +31,7 @@ final class WorkRunner(system: ActorSystem[?], maxMs: Int):
             s"virtual threads need JDK 21+, this service runs on JDK ${Runtime.version()}; start it on a newer JDK"))
         case WorkMode.Virtual => Right(sleepOn(virtual, mode, ms))
         case WorkMode.Async =>
-          Right(after(ms.millis)(Future.successful(WorkDone(mode.key, ms, "timer")))(system.classicSystem))
+          Right(timer.after(ms.millis)(WorkDone(mode.key, ms, "timer")))
 
   private def sleepOn(ec: ExecutionContext, mode: WorkMode, ms: Int): Future[WorkDone] =
     Future {

@@ -28,7 +28,7 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
       case other => CustomerOutcome.BadId(s"bad id $other"))
 
   private val routes =
-    Routes(WorkRunner(typed, 60000), ScriptedLookup, ServiceMetrics(), 5, () => true, system.log).route
+    Routes(WorkRunner(typed, bulkhead.service.dispatch.TimerPool(bulkhead.service.dispatch.Pools.Timer), 60000), ScriptedLookup, ServiceMetrics(), 5, () => true, system.log).route
 
   "GET /hello" should "answer 200 OK in plain text" in {
     Get("/hello") ~> routes ~> check {
