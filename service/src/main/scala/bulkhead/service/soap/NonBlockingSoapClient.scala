@@ -27,8 +27,9 @@ final class NonBlockingSoapClient(settings: SoapSettings)(using system: ActorSys
     val base = ConnectionPoolSettings(classic)
     val connection = ClientConnectionSettings(classic)
       .withConnectingTimeout(settings.connectTimeout)
-      // A connection whose answer never comes is closed soon after the call gave up, freeing its pool slot.
-      .withIdleTimeout(settings.requestTimeout + settings.connectTimeout)
+      // A connection whose answer never comes is closed after this, freeing its pool slot; long enough that warm
+      // connections survive a pause in traffic (re-opening thousands at once is a storm that times calls out).
+      .withIdleTimeout(settings.connectionIdleTimeout)
     base
       .withMaxConnections(settings.maxConnections)
       .withMaxOpenRequests(Integer.highestOneBit(settings.maxConnections * 2 - 1).max(32))

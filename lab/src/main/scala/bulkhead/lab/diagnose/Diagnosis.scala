@@ -1,0 +1,72 @@
+package bulkhead.lab.diagnose
+
+import bulkhead.lab.sample.PoolSample
+
+/** The verdict: what caps throughput, the cap Little's law predicts, and how the measurement compares. */
+final case class Diagnosis(cap: String, predicted: Double, measured: Double, explanation: String):
+  def ratio: Double = measured / predicted
+
+/**
+ * Names what caps throughput. Little's law (in flight = throughput x latency) turns each candidate into a cap in
+ * requests per second; the candidate with evidence that it is saturated and the smallest cap wins:
+ * a pool whose threads are all busy (T / hold time), `max-connections` (M / latency), the third party (clients /
+ * its latency), the CPU, or the closed loop itself (clients / latency).
+ */
+object Diagnosis:
+  /** A pool counts as saturated when, in most samples, at least this share of its threads is busy. */
+  val SaturatedShare = 0.95
+
+  def apply(o: Observation): Diagnosis =
+    val X = o.requestsPerSecond
+    val loop = LittlesLaw.clients(o.clients, o.meanLatencySeconds.max(1e-6))
+
+    val saturatedPools: Seq[(Diagnosis, Double)] = o.poolSizes.toSeq.flatMap { (pool, size) =>
+      val mine = o.samples.flatMap(_.find(_.pool == pool))
+      val full = mine.filter(s => s.busy >= math.ceil(size * SaturatedShare))
+      if size <= 0 || mine.isEmpty || full.size * 2 < mine.size then None
+      else
+        val hold = if o.workSeconds > 0 then o.workSeconds else o.meanLatencySeconds
+        val cap = LittlesLaw.pool(pool, size, hold)
+        val frame = full.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
+          .map(_._1).getOrElse("their work")
+        val busy = median(full.map(_.busy.toDouble)).round
+        Some(Diagnosis(s"pool $pool", cap.perSecond, X,
+          f"$pool: $busy of $size threads busy in $frame; $size threads / ${fmt(hold)} s = ${cap.perSecond}%.1f req/s cap; " +
+            f"measured $X%.1f; ${o.clients} clients need ${o.clients / hold}%.1f") -> cap.perSecond)
+    }
+
+    val connections = for
+      max <- o.maxConnections
+      open <- o.openConnections
+      if o.clients > max && open >= max * 0.98
+    yield
+      val cap = max / o.meanLatencySeconds.max(1e-6)
+      Diagnosis("max-connections", cap, X, f"max-connections: $open%.0f of $max connections open, ${o.clients} " +
+        f"clients (${o.connectErrors} connect errors); $max / ${fmt(o.meanLatencySeconds)} s = $cap%.1f req/s") -> cap
+
+    val thirdParty = o.thirdPartySeconds.filter(l => l > 0 && o.meanLatencySeconds < l * 1.25).map { l =>
+      val cap = o.clients / l
+      Diagnosis("third party's latency", cap, X, f"third party: ${o.clients} clients / ${fmt(l)} s latency = " +
+        f"$cap%.1f req/s; measured $X%.1f (latency ${fmt(o.meanLatencySeconds)} s)") -> cap
+    }
+
+    val cpu = Option.when(o.machineBusy >= 0.9) {
+      Diagnosis("CPU", X, X, f"CPU: the machine was ${o.machineBusy * 100}%.0f%% busy (${o.cores} cores shared by " +
+        f"service and load generator; service ${o.serviceCores}%.2f cores); latency ${fmt(o.meanLatencySeconds)} s " +
+        f"with ${o.clients} clients gives $X%.1f req/s") -> Double.MaxValue
+    }
+
+    val closedLoop = Diagnosis("the clients (closed loop)", loop.perSecond, X,
+      f"closed loop: ${o.clients} clients / ${fmt(o.meanLatencySeconds)} s latency = ${loop.perSecond}%.1f req/s; " +
+        "no pool saturated") -> Double.MaxValue
+
+    // A saturated resource with a finite cap explains the latency; CPU and the closed loop are what remains.
+    val finite = (saturatedPools ++ connections ++ thirdParty).sortBy(_._2)
+    (finite.headOption ++ cpu ++ Some(closedLoop)).head._1
+
+  private def median(xs: Seq[Double]): Double =
+    val s = xs.sorted
+    if s.isEmpty then 0 else s(s.size / 2)
+
+  private def fmt(d: Double): String = if d >= 10 then f"$d%.1f" else f"$d%.3f".reverse.dropWhile(_ == '0').reverse
+    .stripSuffix(".")

@@ -1,0 +1,19 @@
+package bulkhead.lab.sample
+
+/** One pool at one instant: how many threads, how many busy, in which states, and where busy threads stand. */
+final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[String, Int],
+    busyFrames: Map[String, Int]):
+  def idle: Int = threads - busy
+  /** The frame most busy threads stand in (what they block on). */
+  def commonBusyFrame: Option[String] = busyFrames.maxByOption(_._2).map(_._1)
+
+object PoolSample:
+  def of(dump: ThreadDump): Seq[PoolSample] =
+    dump.byPool.toSeq.map { (pool, threads) =>
+      val busy = threads.filterNot(_.idle)
+      PoolSample(pool, threads.size, busy.size, threads.groupMapReduce(_.state)(_ => 1)(_ + _),
+        busy.flatMap(_.topFrame).map(frameName).groupMapReduce(identity)(_ => 1)(_ + _))
+    }.sortBy(_.pool)
+
+  /** `java.lang.Thread.sleep0(java.base@25/Native Method)` -> `java.lang.Thread.sleep0`. */
+  def frameName(frame: String): String = frame.takeWhile(_ != '(')

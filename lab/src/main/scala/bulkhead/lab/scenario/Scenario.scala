@@ -1,0 +1,120 @@
+package bulkhead.lab.scenario
+
+import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
+
+import java.nio.file.Path
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/** What a seed reported for the experiment a scenario reproduces. */
+final case class SeedFigure(file: String, row: Int, figure: String, requestsPerSecond: Double)
+
+/** The load: wrk's closed loop, or a JMeter-style ramp to a number of clients, then a hold. */
+enum Load:
+  case Wrk(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration)
+  case Ramp(clients: Int, rampUp: FiniteDuration, rampSteps: Int, hold: FiniteDuration)
+
+  def concurrency: Int = this match
+    case w: Wrk => w.connections
+    case r: Ramp => r.clients
+
+  def measured: FiniteDuration = this match
+    case w: Wrk => w.duration
+    case r: Ramp => r.hold
+
+  def describe(path: String): String = this match
+    case Wrk(t, c, d, to) => s"wrk -t$t -c$c -d${d.toSeconds}s --timeout ${to.toSeconds}s $path"
+    case Ramp(c, up, steps, hold) =>
+      s"ramp to $c clients in ${up.toSeconds}s ($steps steps), hold ${hold.toSeconds}s, $path"
+
+/** A scenario of the lab: the service's configuration, its dependencies, the load, and what to compare with. */
+final case class Scenario(
+    name: String,
+    title: String,
+    seed: Option[SeedFigure],
+    serviceFlags: Seq[String],
+    minJdk: Int,
+    stubLatency: Option[String],
+    stubFaults: Seq[String],
+    redisCustomers: Option[Int],
+    path: String,
+    load: Load,
+    warmup: FiniteDuration,
+    sampleEvery: FiniteDuration,
+    workSeconds: Double,
+    source: Path)
+
+object Scenario:
+  /** Every key a scenario file may have; anything else is a mistake and is refused with its name. */
+  val Keys: Set[String] = Set(
+    "name", "title", "seed.file", "seed.row", "seed.figure", "seed.requests-per-second",
+    "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
+    "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
+    "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds")
+
+  /** Reads a scenario file; `short` shortens the load for the demo (the seeds' own durations otherwise). */
+  def load(file: Path, short: Boolean = false): Either[String, Scenario] =
+    try
+      val c = ConfigFactory.parseFile(file.toFile).resolve()
+      if c.isEmpty then Left(s"$file: empty or missing scenario")
+      else
+        val unknown = c.entrySet().asScala.map(_.getKey).filterNot(Keys).toSeq.sorted
+        if unknown.nonEmpty then Left(s"$file: unknown key ${unknown.mkString(", ")}; known: ${Keys.toSeq.sorted.mkString(", ")}")
+        else read(c, file, short)
+    catch case e: ConfigException => Left(s"$file: ${e.getMessage}")
+
+  private def read(c: Config, file: Path, short: Boolean): Either[String, Scenario] =
+    def dur(k: String, default: FiniteDuration) =
+      if c.hasPath(k) then c.getDuration(k).toMillis.millis else default
+    def int(k: String, default: Int) = if c.hasPath(k) then c.getInt(k) else default
+    def opt(k: String) = if c.hasPath(k) then Some(c.getString(k)) else None
+    def list(k: String) = if c.hasPath(k) then c.getStringList(k).asScala.toSeq else Nil
+    val driver = opt("load.driver").getOrElse("wrk")
+    val load: Either[String, Load] = driver match
+      case "wrk" =>
+        val connections = int("load.connections", 100)
+        val full: Load.Wrk = Load.Wrk(int("load.threads", 2), connections, dur("load.duration", 30.seconds),
+          dur("load.timeout", 10.seconds))
+        Right(if short then full.copy(duration = full.duration.min(10.seconds)) else full)
+      case "ramp" =>
+        val full: Load.Ramp = Load.Ramp(int("load.clients", 20), dur("load.ramp-up", 10.seconds), int("load.ramp-steps", 4),
+          dur("load.hold", 60.seconds))
+        Right(if short then full.copy(rampUp = full.rampUp.min(4.seconds), hold = full.hold.min(20.seconds)) else full)
+      case other => Left(s"$file: load.driver must be wrk or ramp, was '$other'")
+    load.flatMap { l =>
+      val seed = opt("seed.file").map(f => SeedFigure(f, int("seed.row", 0), opt("seed.figure").getOrElse(""),
+        if c.hasPath("seed.requests-per-second") then c.getDouble("seed.requests-per-second") else Double.NaN))
+      val path = opt("load.path").getOrElse("/hello")
+      val checks = Seq(
+        Option.when(!path.startsWith("/"))(s"load.path must start with /, was '$path'"),
+        Option.when(l.concurrency < 1)("load.connections / load.clients must be at least 1"),
+        Option.when(int("load.threads", 2) < 1)("load.threads must be at least 1"),
+        Option.when(c.hasPath("work-seconds") && c.getDouble("work-seconds") <= 0)("work-seconds must be positive"))
+      checks.flatten.headOption.map(e => Left(s"$file: $e")).getOrElse(Right(Scenario(
+        name = opt("name").getOrElse(file.getFileName.toString.stripSuffix(".conf")),
+        title = opt("title").getOrElse(""),
+        seed = seed,
+        serviceFlags = list("service.flags"),
+        minJdk = int("service.min-jdk", 17),
+        stubLatency = opt("stub.latency"),
+        stubFaults = list("stub.faults"),
+        redisCustomers = if c.hasPath("redis.customers") then Some(c.getInt("redis.customers")) else None,
+        path = path,
+        load = l,
+        warmup = if short then dur("warmup", 5.seconds).min(3.seconds) else dur("warmup", 5.seconds),
+        sampleEvery = dur("sampling.every", 2.seconds),
+        workSeconds = if c.hasPath("work-seconds") then c.getDouble("work-seconds") else 0.0,
+        source = file)))
+    }
+
+  /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */
+  def files(args: Seq[String]): Either[String, Seq[Path]] =
+    val paths = args.map(Path.of(_))
+    paths.find(p => !java.nio.file.Files.exists(p)) match
+      case Some(missing) => Left(s"no such scenario file or directory: $missing")
+      case None =>
+        Right(paths.flatMap { p =>
+          if java.nio.file.Files.isDirectory(p) then
+            java.nio.file.Files.list(p).iterator().asScala.filter(_.toString.endsWith(".conf")).toSeq.sortBy(_.toString)
+          else Seq(p)
+        })
