@@ -46,6 +46,7 @@ object ServiceApp:
     val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores, () => degraded.increment())
     Gauge.builder("enrichment.in.flight", pipeline, _.inFlight.toDouble).register(metrics.registry)
     Gauge.builder("enrichment.routees", () => settings.enrichment.routees).register(metrics.registry)
+    Gauge.builder("http.server.connections.max", () => settings.server.maxConnections).register(metrics.registry)
 
     val timer = TimerPool(Pools.Timer)
     val work = WorkRunner(system, timer, settings.work.maxMs)

@@ -21,7 +21,7 @@ object Diagnosis:
     val loop = LittlesLaw.clients(o.clients, o.meanLatencySeconds.max(1e-6))
 
     val saturatedPools: Seq[(Diagnosis, Double)] = o.poolSizes.toSeq.flatMap { (pool, size) =>
-      val mine = o.samples.flatMap(_.find(_.pool == pool))
+      val mine = o.samples.flatMap(_.find(_.pool.endsWith(pool)))
       val full = mine.filter(s => s.busy >= math.ceil(size * SaturatedShare))
       if size <= 0 || mine.isEmpty || full.size * 2 < mine.size then None
       else

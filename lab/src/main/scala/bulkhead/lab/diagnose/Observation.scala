@@ -11,7 +11,7 @@ final case class Observation(
     workSeconds: Double,
     /** Thread samples of the service, each a list of pools. */
     samples: Seq[Seq[PoolSample]],
-    /** Configured size of each pool that can cap throughput, by the pool's thread-name prefix. */
+    /** Configured size of each pool that can cap throughput, by its label (the end of its thread-name prefix). */
     poolSizes: Map[String, Int],
     /** The service's own CPU use in cores, and the machine's busy share (0..1) over the run. */
     serviceCores: Double,

@@ -4,15 +4,15 @@ import bulkhead.lab.scenario.Load
 import org.apache.jmeter.reporters.Summariser
 import org.apache.jmeter.reporters.gui.SummariserGui
 import org.apache.jmeter.testelement.TestElement
-import org.apache.jmeter.util.JMeterUtils
 import us.abstracta.jmeter.javadsl.JmeterDsl.*
+import us.abstracta.jmeter.javadsl.core.engines.EmbeddedJmeterEngine
 import us.abstracta.jmeter.javadsl.core.listeners.BaseListener
 
 import java.nio.file.{Files, Path}
 import java.time.Duration
 import scala.jdk.CollectionConverters.*
 
-/** One second of a ramp run: requests finished in it, their latencies, errors, and clients active. */
+/** One second of a ramp run: requests finished in it, their latencies, errors, and clients active (median). */
 final case class SecondStats(second: Int, requests: Int, errors: Int, meanMs: Double, p99Ms: Double, clients: Int)
 
 /** What a ramp run measured over its hold phase, and the whole run second by second. */
@@ -31,7 +31,6 @@ object RampDriver:
   def run(load: Load.Ramp, url: String, dir: Path, summaryEverySeconds: Int = 10): RampResult =
     require(url.startsWith("http://127.") || url.startsWith("http://localhost"), s"load targets loopback only: $url")
     Files.createDirectories(dir)
-    JMeterUtils.setProperty("summariser.interval", summaryEverySeconds.toString)
     val steps = load.rampSteps.max(1)
     val group = (1 to steps).foldLeft(threadGroup()) { (g, i) =>
       g.rampTo(load.clients * i / steps, Duration.ZERO).holdFor(Duration.ofMillis(load.rampUp.toMillis / steps))
@@ -42,7 +41,7 @@ object RampDriver:
       group.children(httpSampler(url)),
       jtlWriter(dir.toString, "ramp.jtl").withAllFields(false).withTimeStamp(true).withElapsedTime(true)
         .withSuccess(true).withActiveThreadCounts(true).withFieldNames(true),
-      SummaryListener()).run()
+      SummaryListener()).runIn(EmbeddedJmeterEngine().prop("summariser.interval", summaryEverySeconds.toString))
     read(jtl, load.rampUp.toMillis)
 
   /** Reads the JTL (CSV) JMeter wrote; figures are over the hold phase, the series over the whole run. */
@@ -66,7 +65,7 @@ object RampDriver:
       val series = rows.groupBy(r => ((r.end - start) / 1000).toInt).toSeq.sortBy(_._1).map { (sec, rs) =>
         val e = rs.map(_.elapsed.toDouble).sorted
         SecondStats(sec, rs.size, rs.count(!_.success), e.sum / e.size, e(((e.size - 1) * 0.99).round.toInt),
-          rs.map(_.clients).max)
+          rs.map(_.clients).sorted.apply(rs.size / 2))
       }
       RampResult(hold.size, hold.count(!_.success), hold.size / holdSeconds,
         if sorted.isEmpty then Double.NaN else sorted.sum / sorted.size, pct(0.5), pct(0.99),

@@ -67,9 +67,10 @@ object Stack:
 
   private val http = HttpClient.newHttpClient()
 
-  def get(url: String): Either[String, String] =
+  def get(url: String, timeout: FiniteDuration = 10.seconds): Either[String, String] =
     try
-      val r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(java.time.Duration.ofSeconds(10)).build(),
+      val r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(java.time.Duration.ofMillis(timeout.toMillis))
+          .build(),
         HttpResponse.BodyHandlers.ofString())
       if r.statusCode() == 200 then Right(r.body()) else Left(s"HTTP ${r.statusCode()} from $url")
     catch case e: Exception => Left(s"$url: ${e.getClass.getSimpleName} ${Option(e.getMessage).getOrElse("")}")

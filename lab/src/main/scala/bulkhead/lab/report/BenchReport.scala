@@ -43,9 +43,9 @@ final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCa
        |
        |${env.markdown}
        |
-       |${table}
+       |@@TABLE@@
        |
        |Cases: ${cases.map(c => s"`${c.name}`: ${c.note}; service flags `${c.serviceArgs.mkString(" ")}`").mkString("; ")}.
        |
        |Raw wrk outputs: `wrk-<case>-round<N>.txt` beside this file.
-       |""".stripMargin
+       |""".stripMargin.replace("@@TABLE@@", table)

@@ -23,8 +23,9 @@ object Environment:
     val mem = lines("/proc/meminfo").find(_.startsWith("MemTotal")).flatMap(_.split("\\s+").lift(1))
       .flatMap(_.toDoubleOption).map(_ / 1024 / 1024).getOrElse(0.0)
     val kernel = lines("/proc/sys/kernel/osrelease").headOption.getOrElse("?")
-    val wrk = Children.runToCompletion(Seq("wrk", "-v"), 5.seconds).fold(identity, identity)
-      .linesIterator.nextOption().getOrElse("?").split(" \\[").head.trim
+    // `wrk -v` prints its version and exits 1.
+    val wrk = """wrk \S*\d\S*""".r.findFirstIn(Children.runToCompletion(Seq("wrk", "-v"), 5.seconds).fold(identity, identity))
+      .getOrElse("wrk (version unknown)")
     val redis = Children.runToCompletion(Seq("redis-server", "--version"), 5.seconds).fold(identity, identity)
       .split("\\s+").find(_.startsWith("v=")).map(_.drop(2)).getOrElse("?")
     val wanted = Seq("scala3-library_3", "pekko-actor_3", "pekko-http_3", "lettuce-core", "micrometer-core",

@@ -36,11 +36,13 @@ object ThreadDump:
     case other => other
 
   def parse(text: String): ThreadDump =
-    val lines = text.linesIterator.toVector
+    val all = text.linesIterator.toVector
+    val deadlockStart = all.indexWhere(_.startsWith("Found one Java-level deadlock"))
+    val lines = if deadlockStart < 0 then all else all.take(deadlockStart)
     val starts = lines.indices.filter(i => lines(i).startsWith("\""))
     val threads = starts.zipWithIndex.map { (start, k) =>
       val end = if k + 1 < starts.size then starts(k + 1) else lines.size
-      val block = lines.slice(start, end).takeWhile(l => !l.startsWith("Found one Java-level deadlock"))
+      val block = lines.slice(start, end)
       val name = block.head match
         case Header(n, _) => n
         case other => other
@@ -50,8 +52,8 @@ object ThreadDump:
         block.collect { case Locked(id, cls) => s"$id ($cls)" },
         block.collectFirst { case Blocked(id, cls) => s"$id ($cls)" })
     }
-    val deadlockStart = lines.indexWhere(_.startsWith("Found one Java-level deadlock"))
     val deadlocks =
       if deadlockStart < 0 then Nil
-      else lines.drop(deadlockStart).takeWhile(l => !l.startsWith("Java stack information")).filter(_.startsWith("\""))
+      else all.drop(deadlockStart).takeWhile(l => !l.startsWith("Java stack information")).filter(_.startsWith("\""))
+        .map(_.stripSuffix(":").stripPrefix("\"").stripSuffix("\"")).distinct
     ThreadDump(threads, deadlocks)

@@ -75,7 +75,9 @@ object Scenario:
         val connections = int("load.connections", 100)
         val full: Load.Wrk = Load.Wrk(int("load.threads", 2), connections, dur("load.duration", 30.seconds),
           dur("load.timeout", 10.seconds))
-        Right(if short then full.copy(duration = full.duration.min(10.seconds)) else full)
+        // The demo keeps the seeds' connection counts up to 2,000 (enough to pass max-connections = 1024).
+        Right(if short then full.copy(duration = full.duration.min(10.seconds),
+          connections = full.connections.min(2000)) else full)
       case "ramp" =>
         val full: Load.Ramp = Load.Ramp(int("load.clients", 20), dur("load.ramp-up", 10.seconds), int("load.ramp-steps", 4),
           dur("load.hold", 60.seconds))

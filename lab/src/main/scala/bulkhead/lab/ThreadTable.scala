@@ -1,0 +1,34 @@
+package bulkhead.lab
+
+import bulkhead.lab.sample.{PoolSample, ThreadDump}
+
+/** Text renderings of thread samples: the seeds' per-pool counts over time, and a TDA-like reading of one dump. */
+object ThreadTable:
+  /** One row per pool, one column per sample: `busy/threads`, as seed 004's jstackSeries printed counts. */
+  def render(samples: Seq[Seq[PoolSample]]): String =
+    val pools = samples.flatMap(_.map(_.pool)).distinct.sorted
+    val width = (pools.map(_.length) :+ 4).max
+    val header = s"%-${width}s".format("pool") + samples.indices.map(i => f"  sample ${i + 1}%-3d").mkString
+    val rows = pools.map { p =>
+      s"%-${width}s".format(p) + samples.map { s =>
+        s.find(_.pool == p).map(x => f"  ${s"${x.busy}/${x.threads}"}%-10s").getOrElse(f"  ${"-"}%-10s")
+      }.mkString
+    }
+    (header +: rows).mkString("\n") + "\n(busy/threads: busy = not parked waiting for a task)"
+
+  def analysis(dump: ThreadDump): String =
+    val samples = PoolSample.of(dump)
+    val pools = samples.map { p =>
+      val states = p.states.toSeq.sortBy(-_._2).map((s, n) => s"$s $n").mkString(", ")
+      val frames = p.busyFrames.toSeq.sortBy(-_._2).take(3).map((f, n) => s"      $n in $f").mkString("\n")
+      s"${p.pool}: ${p.threads} threads, ${p.busy} busy ($states)" + (if frames.nonEmpty then "\n" + frames else "")
+    }
+    val locks = dump.threads.filter(_.blockedOn.isDefined).map { t =>
+      val owner = dump.threads.find(o => t.blockedOn.exists(b => o.lockedMonitors.exists(_.startsWith(b.takeWhile(_ != ' ')))))
+      s"  ${t.name} waits for ${t.blockedOn.get}, held by ${owner.map(_.name).getOrElse("?")}"
+    }
+    val deadlocks = if dump.deadlocks.isEmpty then "deadlocks: none reported by the JVM"
+      else "DEADLOCK between:\n" + dump.deadlocks.map("  " + _).mkString("\n")
+    (s"${dump.threads.size} threads in ${samples.size} pools" +: pools) .mkString("\n") +
+      (if locks.nonEmpty then "\nblocked on monitors:\n" + locks.mkString("\n") else "\nblocked on monitors: none") +
+      "\n" + deadlocks

@@ -1,0 +1,91 @@
+package bulkhead.lab.report
+
+import bulkhead.lab.run.ScenarioResult
+
+import java.nio.file.{Files, Path}
+import java.util.Base64
+
+/** The report of a suite: a Markdown summary and a self-contained HTML page with the plots. Nothing typed by hand. */
+final case class SuiteReport(title: String, command: String, env: Environment, results: Seq[ScenarioResult],
+    failures: Seq[String]):
+
+  private def f1(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.1f"
+
+  /** Busy / total threads of each pool at the median sample of the measured phase. */
+  def poolsOf(r: ScenarioResult): String =
+    val samples = r.timeline.map(_.pools)
+    if samples.isEmpty then "-"
+    else
+      val mid = samples(samples.size / 2)
+      // The service's own pools (named after their configuration path), not the JVM's housekeeping threads.
+      mid.filter(p => p.threads > 0 && p.pool.contains("bulkhead"))
+        .map(p => s"${p.pool.split('.').last.stripPrefix("bulkhead-")} ${p.busy}/${p.threads}")
+        .mkString(", ")
+
+  val header: Seq[String] = Seq("scenario", "seed's figure", "bound (Little's law)", "measured req/s",
+    "ratio to bound", "p50 / p99 ms", "errors", "what caps it", "busy/threads per pool")
+
+  def rows: Seq[Seq[String]] = results.map { r =>
+    val seed = r.scenario.seed.map(s => s"${s.figure} (seed ${s.file.take(3)}, row ${s.row})").getOrElse("-")
+    Seq(r.scenario.name, seed, if r.bound >= 1e9 then "CPU" else f1(r.bound), f1(r.figures.requestsPerSecond),
+      if r.bound >= 1e9 then "-" else f"${r.ratio}%.3f", s"${f1(r.figures.p50Ms)} / ${f1(r.figures.p99Ms)}",
+      s"${r.figures.errors + r.figures.non2xx}", r.diagnosis.cap, poolsOf(r))
+  }
+
+  def table: String =
+    (Seq(header, header.map(_ => "---")) ++ rows).map(_.map(_.replace("|", "/")).mkString("| ", " | ", " |"))
+      .mkString("\n")
+
+  def markdown: String =
+    val details = results.map { r =>
+      val s = r.scenario
+      s"""### ${s.name}: ${s.title}
+         |- load: ${s.load.describe(s.path)}, after ${s.warmup.toSeconds} s of warm-up (not measured)
+         |- service flags: `${s.serviceFlags.mkString(" ")}`${s.stubLatency.map(l => s"; stub latency $l").getOrElse("")}${s.redisCustomers.map(n => s"; Redis with $n profiles").getOrElse("")}
+         |- measured: ${f1(r.figures.requestsPerSecond)} req/s, mean ${f1(r.figures.meanMs)} ms, p50 ${f1(r.figures.p50Ms)} ms, p99 ${f1(r.figures.p99Ms)} ms, ${r.figures.requests} requests, ${r.figures.errors} socket errors (${r.figures.connectErrors} connect), ${r.figures.non2xx} non-2xx
+         |- diagnosis: ${r.diagnosis.explanation}
+         |- CPU: service ${f1(r.serviceCores)} cores, machine ${f1(r.machineBusy * 100)} % busy; JDK ${r.jdk}
+         |- seed: ${s.seed.map(x => s"${x.figure} (`seeds/${x.file}`)").getOrElse("none")}; scenario file `${s.source}`
+         |
+         |![throughput](${s.name}-throughput.png) ![threads](${s.name}-threads.png) ![latency](${s.name}-latency.png)
+         |""".stripMargin
+    }.mkString("\n")
+    s"""# $title
+       |
+       |Written by `$command`. Every figure below was measured in this run.
+       |
+       |${env.markdown}
+       |
+       |@@TABLE@@
+       |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
+       |## Scenarios
+       |
+       |$details""".stripMargin.replace("@@TABLE@@", table)
+
+  /** Writes README.md, report.html and the plots into `dir`. */
+  def write(dir: Path): Path =
+    Files.createDirectories(dir)
+    val charts = results.flatMap(r => Charts.write(r, dir))
+    Files.writeString(dir.resolve("README.md"), markdown)
+    val html = markdown.linesIterator.map { line =>
+      val img = """!\[([^\]]*)\]\(([^)]+)\)""".r
+      val withImages = img.replaceAllIn(line, m =>
+        val file = dir.resolve(m.group(2))
+        val data = if Files.exists(file) then Base64.getEncoder.encodeToString(Files.readAllBytes(file)) else ""
+        java.util.regex.Matcher.quoteReplacement(s"""<img alt="${m.group(1)}" src="data:image/png;base64,$data">"""))
+      if line.startsWith("# ") then s"<h1>${line.drop(2)}</h1>"
+      else if line.startsWith("### ") then s"<h3>${line.drop(4)}</h3>"
+      else if line.startsWith("## ") then s"<h2>${line.drop(3)}</h2>"
+      else if line.startsWith("| ---") then ""
+      else if line.startsWith("| ") then
+        line.stripPrefix("| ").stripSuffix(" |").split(" \\| ").map(c => s"<td>$c</td>").mkString("<tr>", "", "</tr>")
+      else if line.startsWith("- ") then s"<li>${withImages.drop(2)}</li>"
+      else s"<p>$withImages</p>"
+    }.mkString("\n")
+    Files.writeString(dir.resolve("report.html"),
+      s"""<!doctype html><html><head><meta charset="utf-8"><title>$title</title><style>
+         |body{font-family:sans-serif;max-width:1300px;margin:auto} td{border:1px solid #ccc;padding:3px 6px;font-size:13px}
+         |table{border-collapse:collapse}</style></head><body>
+         |${html.replaceAll("(?s)(<tr>.*</tr>)", "<table>$1</table>")}
+         |</body></html>""".stripMargin)
+    dir.resolve("README.md")

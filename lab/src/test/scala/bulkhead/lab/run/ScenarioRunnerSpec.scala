@@ -1,0 +1,40 @@
+package bulkhead.lab.run
+
+import bulkhead.lab.load.RampDriver
+import bulkhead.lab.process.{Children, Stack}
+import bulkhead.lab.scenario.{Load, Scenario}
+import bulkhead.lab.testkit.Fixtures
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.nio.file.{Files, Path}
+import scala.concurrent.duration.*
+
+/** The lab end to end: the real service in its own JVM, real wrk, real JMeter, real thread dumps. */
+class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
+
+  "The lab" should "diagnose a pool of 4 threads with 100 ms work under 16 connections as capped at 40 req/s" in {
+    val scenario = Scenario.load(Path.of("scenarios/ci/pool-4.conf").toAbsolutePath).toOption.get
+    val runner = ScenarioRunner(Fixtures.launch, Files.createTempDirectory("lab-e2e"), _ => ())
+    val result = runner.run(scenario).fold(e => fail(e), identity)
+    result.diagnosis.cap shouldBe "pool blocking-pool"
+    result.diagnosis.predicted shouldBe 40.0
+    result.figures.requestsPerSecond shouldBe (40.0 +- 4.0)
+    result.timeline.map(_.pools.find(_.pool.endsWith("blocking-pool")).map(_.busy)).flatten.max shouldBe 4
+    Children.stopAll()
+  }
+
+  "The ramp driver" should "ramp JMeter's clients up in steps and record every second" in {
+    val dir = Files.createTempDirectory("lab-ramp")
+    val stack = Stack(Fixtures.launch, dir)
+    val service = stack.service(Seq("--blocking-pool-size", "8"), heap = "-Xmx256m")
+    try
+      val result = RampDriver.run(Load.Ramp(clients = 4, rampUp = 2.seconds, rampSteps = 2, hold = 3.seconds),
+        service.url("/work/pool?ms=50"), dir, summaryEverySeconds = 1)
+      result.errors shouldBe 0
+      result.requests should be > 0L
+      result.series.map(_.clients).max shouldBe 4
+      result.series.map(_.clients).min should be < 4
+      result.p50Ms should be >= 50.0
+    finally service.child.stop()
+  }

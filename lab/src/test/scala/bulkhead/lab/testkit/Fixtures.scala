@@ -1,0 +1,25 @@
+package bulkhead.lab.testkit
+
+import bulkhead.lab.process.Launch
+
+import java.nio.file.{Files, Path}
+import scala.io.Source
+import scala.util.Using
+
+/** Recorded real outputs (wrk runs, thread dumps) and the launch of the real service built by this reactor. */
+object Fixtures:
+  def text(name: String): String = Using.resource(Source.fromResource(s"fixtures/$name"))(_.mkString)
+
+  private def classpath(module: String): String =
+    val dir = Path.of("..", module).toAbsolutePath.normalize
+    val deps = dir.resolve("target/runtime-classpath.txt")
+    require(Files.exists(deps), s"$module is not built ($deps missing): run ./bulkhead test from the repository root")
+    s"${dir.resolve("target/classes")}:${Files.readString(deps).trim}"
+
+  /** How the lab's tests start the service and the stub: this JVM's java, the flags the launcher would use. */
+  def launch: Launch =
+    val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
+    val feature = Runtime.version().feature()
+    val flags = (if feature >= 21 then Seq("--add-opens=java.base/java.lang=ALL-UNNAMED") else Nil) ++
+      (if feature >= 24 then Seq("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow") else Nil)
+    Launch(java, flags, classpath("service"), classpath("stub"))
