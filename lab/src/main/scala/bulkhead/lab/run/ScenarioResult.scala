@@ -6,7 +6,7 @@ import bulkhead.lab.scenario.Scenario
 
 /** One sample of a run: seconds since the measured load started, live throughput, threads, pools. */
 final case class TimePoint(second: Double, requestsPerSecond: Option[Double], platformThreads: Option[Int],
-    residentMb: Option[Double], pools: Seq[PoolSample])
+    residentMb: Option[Double], openConnections: Option[Double], pools: Seq[PoolSample])
 
 /** What the load driver reported for the measured phase. */
 final case class LoadFigures(requestsPerSecond: Double, meanMs: Double, p50Ms: Double, p99Ms: Double, maxMs: Double,

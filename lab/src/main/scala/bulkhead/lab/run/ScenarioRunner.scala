@@ -72,7 +72,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       count.foreach(c => lastCount = Some(c -> t))
       val pools = ThreadSampler.sample(service.child.pid).getOrElse(Nil)
       val proc = ProcessThreads.read(service.child.pid)
-      timeline :+= TimePoint(t, rate, proc.map(_.threads), proc.map(_.residentMb), pools)
+      timeline :+= TimePoint(t, rate, proc.map(_.threads), proc.map(_.residentMb),
+        scrape.flatMap(_.get("http_server_connections_open")), pools)
       val busiest = pools.flatMap(p => poolSizes.collectFirst { case (label, size) if p.pool.endsWith(label) =>
         (label, p.busy, size) }).sortBy((_, busy, size) => -busy.toDouble / size).headOption
         .map((label, busy, size) => s", $label $busy/$size busy").getOrElse("")
@@ -89,7 +90,6 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       case null => throw IllegalStateException("the load driver did not report")
       case Left(err) => throw IllegalStateException(err)
       case Right(f) => f
-    val last = Stack.get(service.url("/metrics"), 5.seconds).toOption.map(MetricsScrape.parse)
     val measuredSamples = timeline.filter(p => s.load match
       case r: Load.Ramp => p.second >= r.rampUp.toSeconds
       case _ => true).map(_.pools)
@@ -103,7 +103,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       serviceCores = serviceCores,
       machineBusy = machineBusy,
       cores = Runtime.getRuntime.availableProcessors(),
-      openConnections = timeline.flatMap(_ => last.flatMap(_.get("http_server_connections_open"))).maxOption,
+      openConnections = timeline.flatMap(_.openConnections).maxOption,
       maxConnections = idle.get("http_server_connections_max").map(_.toInt),
       connectErrors = figures.connectErrors,
       thirdPartySeconds = s.stubLatency.flatMap(ScenarioRunner.meanLatencySeconds))

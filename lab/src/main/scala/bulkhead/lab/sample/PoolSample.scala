@@ -12,8 +12,17 @@ object PoolSample:
     dump.byPool.toSeq.map { (pool, threads) =>
       val busy = threads.filterNot(_.idle)
       PoolSample(pool, threads.size, busy.size, threads.groupMapReduce(_.state)(_ => 1)(_ + _),
-        busy.flatMap(_.topFrame).map(frameName).groupMapReduce(identity)(_ => 1)(_ + _))
+        busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _))
     }.sortBy(_.pool)
+
+  /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */
+  private val Parking = Seq("jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.", "CompletableFuture$Signaller",
+    "CompletableFuture.waitingGet", "CompletableFuture.timedGet", "CompletableFuture.get", "ForkJoinPool.managedBlock",
+    "ForkJoinPool.unmanagedBlock", "ForkJoinPool.compensatedBlock")
+
+  /** Where a busy thread stands: its top frame, or the first frame below the parking machinery. */
+  def blockingFrame(t: DumpedThread): Option[String] =
+    t.frames.map(frameName).find(f => !Parking.exists(f.contains)).orElse(t.topFrame.map(frameName))
 
   /** `java.lang.Thread.sleep0(java.base@25/Native Method)` -> `java.lang.Thread.sleep0`. */
   def frameName(frame: String): String = frame.takeWhile(_ != '(')
