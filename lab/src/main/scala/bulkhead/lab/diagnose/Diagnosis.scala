@@ -13,7 +13,7 @@ final case class Diagnosis(cap: String, predicted: Double, measured: Double, exp
  * its latency), the CPU, or the closed loop itself (clients / latency).
  */
 object Diagnosis:
-  /** A pool counts as saturated when, in most samples, at least this share of its threads is busy. */
+  /** A pool counts as saturated when, in most samples, at least this share of its threads is blocked in work. */
   val SaturatedShare = 0.95
 
   def apply(o: Observation): Diagnosis =
@@ -22,28 +22,30 @@ object Diagnosis:
 
     val saturatedPools: Seq[(Diagnosis, Double)] = o.poolSizes.toSeq.flatMap { (pool, size) =>
       val mine = o.samples.flatMap(_.find(_.pool.endsWith(pool)))
-      val full = mine.filter(s => s.busy >= math.ceil(size * SaturatedShare))
+      // Only threads held by blocking work cap throughput at size / hold time; threads busy computing are the CPU.
+      val full = mine.filter(s => s.blocked >= math.ceil(size * SaturatedShare))
       if size <= 0 || mine.isEmpty || full.size * 2 < mine.size then None
       else
         val hold = if o.workSeconds > 0 then o.workSeconds else o.meanLatencySeconds
         val cap = LittlesLaw.pool(pool, size, hold)
         val frame = full.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
           .map(_._1).getOrElse("their work")
-        val busy = median(full.map(_.busy.toDouble)).round
+        val busy = median(full.map(_.blocked.toDouble)).round
         Some(Diagnosis(s"pool $pool", cap.perSecond, X,
           f"$pool: $busy of $size threads busy in $frame; $size threads / ${fmt(hold)} s = ${cap.perSecond}%.1f req/s cap; " +
             f"measured $X%.1f; ${o.clients} clients need ${o.clients / hold}%.1f") -> cap.perSecond)
     }
 
+    // max-connections caps how many clients are served at once, not the rate: the clients above it wait in the
+    // accept queue (their requests time out); the served ones are then limited by whatever else is saturated.
     val connections = for
       max <- o.maxConnections
       open <- o.openConnections
       if o.clients > max && open >= max * 0.98
     yield
-      val cap = max / o.meanLatencySeconds.max(1e-6)
-      Diagnosis("max-connections", cap, X, f"max-connections: $open%.0f of $max connections open, ${o.clients} " +
-        f"clients (${o.connectErrors} connect errors); $max / ${fmt(o.meanLatencySeconds)} s = $cap%.1f req/s") -> cap
-
+      Diagnosis("max-connections", X, X, f"max-connections: $max of ${o.clients} clients served at once " +
+        f"($open%.0f connections established, the others wait in the accept queue; ${o.connectErrors} connect " +
+        f"errors); the served connections did $X%.1f req/s") -> Double.MaxValue / 2
     val thirdParty = o.thirdPartySeconds.filter(l => l > 0 && o.meanLatencySeconds < l * 1.25).map { l =>
       val cap = o.clients / l
       Diagnosis("third party's latency", cap, X, f"third party: ${o.clients} clients / ${fmt(l)} s latency = " +
@@ -60,9 +62,10 @@ object Diagnosis:
       f"closed loop: ${o.clients} clients / ${fmt(o.meanLatencySeconds)} s latency = ${loop.perSecond}%.1f req/s; " +
         "no pool saturated") -> Double.MaxValue
 
-    // A saturated resource with a finite cap explains the latency; CPU and the closed loop are what remains.
-    val finite = (saturatedPools ++ connections ++ thirdParty).sortBy(_._2)
-    (finite.headOption ++ cpu ++ Some(closedLoop)).head._1
+    // A saturated resource with a finite cap explains the latency; then max-connections (it caps concurrency), then
+    // the CPU and the closed loop.
+    val finite = (saturatedPools ++ thirdParty).sortBy(_._2)
+    (finite.headOption ++ connections ++ cpu ++ Some(closedLoop)).head._1
 
   private def median(xs: Seq[Double]): Double =
     val s = xs.sorted

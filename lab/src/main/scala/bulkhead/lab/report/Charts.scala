@@ -34,12 +34,13 @@ object Charts:
     if points.isEmpty then throughput.addSeries("no /metrics answer (starved)", Array(0.0), Array(0.0))
 
     val threads = chart(s"$name: busy threads per pool", "seconds", "threads")
-    val pools = r.timeline.flatMap(_.pools.map(_.pool)).distinct
+    // The service's own pools (their names carry their configuration path), not the JVM's housekeeping threads.
+    val pools = r.timeline.flatMap(_.pools.map(_.pool)).distinct.filter(_.contains("bulkhead"))
       .filter(p => r.timeline.exists(_.pools.exists(s => s.pool == p && s.busy > 0)))
     pools.take(8).foreach { pool =>
       val xs = r.timeline.map(_.second).toArray
       val ys = r.timeline.map(t => t.pools.find(_.pool == pool).map(_.busy.toDouble).getOrElse(0.0)).toArray
-      threads.addSeries(pool, xs, ys).setMarker(SeriesMarkers.NONE)
+      threads.addSeries(pool.stripPrefix("bulkhead-"), xs, ys).setMarker(SeriesMarkers.NONE)
     }
     if pools.isEmpty then threads.addSeries("none busy", Array(0.0), Array(0.0))
 

@@ -1,8 +1,11 @@
 package bulkhead.lab.sample
 
-/** One pool at one instant: how many threads, how many busy, in which states, and where busy threads stand. */
+/**
+ * One pool at one instant: how many threads, how many busy (not parked waiting for a task), how many of those are
+ * blocked (sleeping, waiting, blocked on a monitor: holding a request without using a core), their states and frames.
+ */
 final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[String, Int],
-    busyFrames: Map[String, Int]):
+    busyFrames: Map[String, Int], blocked: Int = 0):
   def idle: Int = threads - busy
   /** The frame most busy threads stand in (what they block on). */
   def commonBusyFrame: Option[String] = busyFrames.maxByOption(_._2).map(_._1)
@@ -12,7 +15,7 @@ object PoolSample:
     dump.byPool.toSeq.map { (pool, threads) =>
       val busy = threads.filterNot(_.idle)
       PoolSample(pool, threads.size, busy.size, threads.groupMapReduce(_.state)(_ => 1)(_ + _),
-        busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _))
+        busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _), busy.count(_.state != "RUNNABLE"))
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */

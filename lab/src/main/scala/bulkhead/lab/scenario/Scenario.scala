@@ -76,7 +76,7 @@ object Scenario:
         val full: Load.Wrk = Load.Wrk(int("load.threads", 2), connections, dur("load.duration", 30.seconds),
           dur("load.timeout", 10.seconds))
         // The demo keeps the seeds' connection counts up to 2,000 (enough to pass max-connections = 1024).
-        Right(if short then full.copy(duration = full.duration.min(10.seconds),
+        Right(if short then full.copy(duration = full.duration.min(20.seconds),
           connections = full.connections.min(2000)) else full)
       case "ramp" =>
         val full: Load.Ramp = Load.Ramp(int("load.clients", 20), dur("load.ramp-up", 10.seconds), int("load.ramp-steps", 4),
@@ -103,8 +103,9 @@ object Scenario:
         redisCustomers = if c.hasPath("redis.customers") then Some(c.getInt("redis.customers")) else None,
         path = path,
         load = l,
-        warmup = if short then dur("warmup", 5.seconds).min(3.seconds) else dur("warmup", 5.seconds),
-        sampleEvery = dur("sampling.every", 2.seconds),
+        warmup = if short then dur("warmup", 5.seconds).min(5.seconds) else dur("warmup", 5.seconds),
+        // A thread dump stops the JVM at a safepoint: every 5 s is cheap; the seeds sampled every 30 s.
+        sampleEvery = dur("sampling.every", 5.seconds),
         workSeconds = if c.hasPath("work-seconds") then c.getDouble("work-seconds") else 0.0,
         source = file)))
     }

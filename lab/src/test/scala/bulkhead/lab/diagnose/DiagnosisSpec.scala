@@ -36,7 +36,7 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     val d = Diagnosis(quiet.copy(samples = Nil, clients = 1200, openConnections = Some(1024),
       maxConnections = Some(1024), connectErrors = 185, requestsPerSecond = 46619.78, meanLatencySeconds = 0.02042))
     d.cap shouldBe "max-connections"
-    d.explanation should include("1024 of 1024 connections open")
+    d.explanation should include("1024 of 1200 clients served at once")
   }
 
   it should "name the third party's latency when clients wait on it (seed 004, 20 clients)" in {
@@ -48,6 +48,15 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
   it should "name the CPU when no resource is saturated and the machine is busy (seed 002)" in {
     val d = Diagnosis(quiet.copy(samples = Nil, clients = 100, requestsPerSecond = 41535.58,
       meanLatencySeconds = 0.00388, machineBusy = 0.97))
+    d.cap shouldBe "CPU"
+  }
+
+  it should "count threads busy computing as the CPU, not as a pool that blocks (real dump under /hello load)" in {
+    val hello = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-hello-cpu-jdk25.txt")))
+    val default = hello.find(_.pool.endsWith("default-dispatcher")).get
+    default.blocked shouldBe 0
+    val d = Diagnosis(quiet.copy(samples = Seq(hello), poolSizes = Map("default-dispatcher" -> default.threads),
+      clients = 100, requestsPerSecond = 49478.36, meanLatencySeconds = 0.002, machineBusy = 0.98))
     d.cap shouldBe "CPU"
   }
 

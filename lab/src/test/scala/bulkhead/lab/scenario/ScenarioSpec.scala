@@ -21,7 +21,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     val full = Scenario.load(file).toOption.get.load.asInstanceOf[Load.Wrk]
     val short = Scenario.load(file, short = true).toOption.get.load.asInstanceOf[Load.Wrk]
     (full.connections, full.duration) shouldBe (10000, 60.seconds)
-    (short.connections, short.duration) shouldBe (2000, 10.seconds)
+    (short.connections, short.duration) shouldBe (2000, 20.seconds)
   }
 
   "A scenario file" should "be refused with the unknown key named" in {
