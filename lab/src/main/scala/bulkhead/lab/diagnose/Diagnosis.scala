@@ -58,9 +58,12 @@ object Diagnosis:
         f"with ${o.clients} clients gives $X%.1f req/s") -> Double.MaxValue
     }
 
-    val closedLoop = Diagnosis("the clients (closed loop)", loop.perSecond, X,
-      f"closed loop: ${o.clients} clients / ${fmt(o.meanLatencySeconds)} s latency = ${loop.perSecond}%.1f req/s; " +
-        "no pool saturated") -> Double.MaxValue
+    // With a known work time, the closed loop's bound is clients / work time (the latency it could have); the mean
+    // latency measured is what it got, queueing included.
+    val ideal = if o.workSeconds > 0 then LittlesLaw.clients(o.clients, o.workSeconds) else loop
+    val closedLoop = Diagnosis("the clients (closed loop)", ideal.perSecond, X,
+      f"closed loop: ${ideal.what} = ${ideal.perSecond}%.1f req/s; measured $X%.1f at a mean latency of " +
+        f"${fmt(o.meanLatencySeconds)} s; no pool saturated") -> Double.MaxValue
 
     // A saturated resource with a finite cap explains the latency; then max-connections (it caps concurrency), then
     // the CPU and the closed loop.

@@ -42,7 +42,7 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
       s"""### ${s.name}: ${s.title}
          |- load: ${s.load.describe(s.path)}, after ${s.warmup.toSeconds} s of warm-up (not measured)
          |- service flags: `${s.serviceFlags.mkString(" ")}`${s.stubLatency.map(l => s"; stub latency $l").getOrElse("")}${s.redisCustomers.map(n => s"; Redis with $n profiles").getOrElse("")}
-         |- measured: ${f1(r.figures.requestsPerSecond)} req/s, mean ${f1(r.figures.meanMs)} ms, p50 ${f1(r.figures.p50Ms)} ms, p99 ${f1(r.figures.p99Ms)} ms, ${r.figures.requests} requests, ${r.figures.errors} socket errors (${r.figures.connectErrors} connect), ${r.figures.non2xx} non-2xx
+         |- measured: ${if r.attempts.size > 1 then s"attempts ${r.attempts.map(f1).mkString(", ")} req/s; last: " else ""}${f1(r.figures.requestsPerSecond)} req/s, mean ${f1(r.figures.meanMs)} ms, p50 ${f1(r.figures.p50Ms)} ms, p99 ${f1(r.figures.p99Ms)} ms, ${r.figures.requests} requests, ${r.figures.errors} socket errors (${r.figures.connectErrors} connect), ${r.figures.non2xx} non-2xx
          |- diagnosis: ${r.diagnosis.explanation}
          |- CPU: service ${f1(r.serviceCores)} cores, machine ${f1(r.machineBusy * 100)} % busy; JDK ${r.jdk}
          |- seed: ${s.seed.map(x => s"${x.figure} (`seeds/${x.file}`)").getOrElse("none")}; scenario file `${s.source}`

@@ -15,7 +15,7 @@ final case class LoadFigures(requestsPerSecond: Double, meanMs: Double, p50Ms: D
 /** Everything one scenario run produced. */
 final case class ScenarioResult(scenario: Scenario, figures: LoadFigures, timeline: Seq[TimePoint],
     diagnosis: Diagnosis, poolSizes: Map[String, Int], serviceCores: Double, machineBusy: Double, jdk: String,
-    secondsPerRequestSeries: Seq[(Int, Double, Double)], serviceLog: String):
+    attempts: Seq[Double], serviceLog: String):
   /** The Little's-law bound the scenario is compared to: the diagnosis's predicted cap. */
   def bound: Double = diagnosis.predicted
   def ratio: Double = figures.requestsPerSecond / bound

@@ -52,6 +52,12 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     if s.warmup > Duration.Zero then
       progress(s"  warm-up ${s.warmup.toSeconds}s (JIT), not measured")
       Wrk.run(WrkLoad(2.min(s.load.concurrency), s.load.concurrency, s.warmup, 10.seconds, url))
+    // Earlier attempts (seed 002: three in a row, for the JIT) are measured and reported; the last one is analysed.
+    val earlier = (1 until s.attempts).map { i =>
+      progress(s"  attempt $i of ${s.attempts}")
+      drive(s, url, dir).fold(e => throw IllegalStateException(e), _.requestsPerSecond)
+    }
+    if s.attempts > 1 then progress(s"  attempt ${s.attempts} of ${s.attempts} (sampled)")
     val cpuBefore = CpuUsage.seconds(service.child.pid)
     val machineBefore = CpuUsage.machineBusy()
     val loadResult = AtomicReference[Either[String, LoadFigures]]()
@@ -108,7 +114,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       connectErrors = figures.connectErrors,
       thirdPartySeconds = s.stubLatency.flatMap(ScenarioRunner.meanLatencySeconds))
     ScenarioResult(s, figures, timeline, Diagnosis(observation), poolSizes, serviceCores, machineBusy,
-      sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Nil,
+      sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), earlier :+ figures.requestsPerSecond,
       service.child.log.toString)
 
   private def drive(s: Scenario, url: String, dir: Path): Either[String, LoadFigures] =

@@ -42,6 +42,7 @@ final case class Scenario(
     warmup: FiniteDuration,
     sampleEvery: FiniteDuration,
     workSeconds: Double,
+    attempts: Int,
     source: Path)
 
 object Scenario:
@@ -50,7 +51,8 @@ object Scenario:
     "name", "title", "seed.file", "seed.row", "seed.figure", "seed.requests-per-second",
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
-    "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds")
+    "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
+    "attempts")
 
   /** Reads a scenario file; `short` shortens the load for the demo (the seeds' own durations otherwise). */
   def load(file: Path, short: Boolean = false): Either[String, Scenario] =
@@ -91,7 +93,8 @@ object Scenario:
         Option.when(!path.startsWith("/"))(s"load.path must start with /, was '$path'"),
         Option.when(l.concurrency < 1)("load.connections / load.clients must be at least 1"),
         Option.when(int("load.threads", 2) < 1)("load.threads must be at least 1"),
-        Option.when(c.hasPath("work-seconds") && c.getDouble("work-seconds") <= 0)("work-seconds must be positive"))
+        Option.when(c.hasPath("work-seconds") && c.getDouble("work-seconds") <= 0)("work-seconds must be positive"),
+        Option.when(int("attempts", 1) < 1 || int("attempts", 1) > 10)("attempts must be 1..10"))
       checks.flatten.headOption.map(e => Left(s"$file: $e")).getOrElse(Right(Scenario(
         name = opt("name").getOrElse(file.getFileName.toString.stripSuffix(".conf")),
         title = opt("title").getOrElse(""),
@@ -107,6 +110,8 @@ object Scenario:
         // A thread dump stops the JVM at a safepoint: every 5 s is cheap; the seeds sampled every 30 s.
         sampleEvery = dur("sampling.every", 5.seconds),
         workSeconds = if c.hasPath("work-seconds") then c.getDouble("work-seconds") else 0.0,
+        // Seed 002 ran each server 3 times in a row (JIT warm-up) and reported every attempt.
+        attempts = int("attempts", 1),
         source = file)))
     }
 

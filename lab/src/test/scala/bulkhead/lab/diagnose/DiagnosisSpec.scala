@@ -63,5 +63,7 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
   it should "fall back to the closed loop when nothing is saturated" in {
     val d = Diagnosis(quiet.copy(samples = Nil, clients = 16, requestsPerSecond = 150, meanLatencySeconds = 0.105))
     d.cap shouldBe "the clients (closed loop)"
-    d.predicted shouldBe (16 / 0.105 +- 0.01)
+    d.predicted shouldBe (160.0 +- 0.01) // 16 clients / 0.1 s of work
+    Diagnosis(quiet.copy(samples = Nil, clients = 16, requestsPerSecond = 150, meanLatencySeconds = 0.105,
+      workSeconds = 0)).predicted shouldBe (16 / 0.105 +- 0.01)
   }

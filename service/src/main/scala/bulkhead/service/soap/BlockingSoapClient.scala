@@ -49,11 +49,11 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     catch
       case _: HttpTimeoutException =>
         Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
-      case e: IOException => Left(ThirdPartyFailure.Unreachable(Option(e.getMessage).getOrElse("I/O error").take(200)))
+      case _: IOException => Left(ThirdPartyFailure.Unreachable("the connection to the third party failed"))
       case _: InterruptedException =>
         Thread.currentThread().interrupt()
         Left(ThirdPartyFailure.Unreachable("interrupted"))
-      case NonFatal(e) => Left(ThirdPartyFailure.Unreachable(e.getClass.getSimpleName))
+      case NonFatal(_) => Left(ThirdPartyFailure.Unreachable("the call to the third party failed"))
 
   // HttpClient is AutoCloseable from JDK 21 on; on 17 its threads end with the JVM.
   override def close(): Unit = (http: Any) match

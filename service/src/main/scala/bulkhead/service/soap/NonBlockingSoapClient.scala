@@ -53,9 +53,11 @@ object NonBlockingSoapClient:
       : PartialFunction[Throwable, Either[ThirdPartyFailure, ThirdPartyCustomer]] =
     case _: TimeoutException =>
       Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
-    case e: EntityStreamSizeException =>
+    case _: EntityStreamSizeException =>
       Left(ThirdPartyFailure.Malformed(s"answer above ${settings.maxResponseBytes} bytes"))
+    // Transport messages name classes and addresses: the client gets a fixed sentence, the log has the rest.
     case NonFatal(e) =>
-      val msg = Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
-      if msg.contains("timeout") || msg.contains("timed out") then Left(ThirdPartyFailure.Timeout(msg.take(200)))
-      else Left(ThirdPartyFailure.Unreachable(msg.take(200)))
+      val msg = Option(e.getMessage).getOrElse("")
+      if msg.contains("timeout") || msg.contains("timed out") then
+        Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
+      else Left(ThirdPartyFailure.Unreachable("the connection to the third party failed"))

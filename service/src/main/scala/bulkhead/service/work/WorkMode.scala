@@ -18,4 +18,8 @@ object WorkMode:
   /** `ms` of a request: absent means the default; present, it must be a whole number (range checked by the runner). */
   def parseMillis(raw: Option[String], default: Int): Either[String, Int] = raw match
     case None => Right(default)
-    case Some(s) => s.toIntOption.toRight(s"ms must be a whole number of milliseconds, was '${s.take(40)}'")
+    case Some(s) =>
+      val digits = s.stripPrefix("-")
+      // Plain decimal digits only: no sign games ("+1"), no exponents, no hex.
+      Option.when(digits.nonEmpty && digits.length <= 9 && digits.forall(c => c >= '0' && c <= '9'))(s.toInt)
+        .toRight(s"ms must be a whole number of milliseconds, was '${s.take(40)}'")
