@@ -4,17 +4,21 @@ import bulkhead.lab.sample.{PoolSample, ThreadDump}
 
 /** Text renderings of thread samples: the seeds' per-pool counts over time, and a TDA-like reading of one dump. */
 object ThreadTable:
-  /** One row per pool, one column per sample: `busy/threads`, as seed 004's jstackSeries printed counts. */
+  /** One row per pool, one column per sample: `busy/threads` and states, as seed 004's jstackSeries printed counts. */
   def render(samples: Seq[Seq[PoolSample]]): String =
     val pools = samples.flatMap(_.map(_.pool)).distinct.sorted
     val width = (pools.map(_.length) :+ 4).max
-    val header = s"%-${width}s".format("pool") + samples.indices.map(i => f"  sample ${i + 1}%-3d").mkString
-    val rows = pools.map { p =>
-      s"%-${width}s".format(p) + samples.map { s =>
-        s.find(_.pool == p).map(x => f"  ${s"${x.busy}/${x.threads}"}%-10s").getOrElse(f"  ${"-"}%-10s")
-      }.mkString
-    }
-    (header +: rows).mkString("\n") + "\n(busy/threads: busy = not parked waiting for a task)"
+    def cell(x: PoolSample) =
+      val states = x.states.toSeq.sortBy(_._1).map((st, n) => s"${Abbrev.getOrElse(st, st.take(1))}$n").mkString(" ")
+      s"${x.busy}/${x.threads} $states"
+    val cells = pools.map(p => samples.map(s => s.find(_.pool == p).map(cell).getOrElse("-")))
+    val col = (cells.flatten.map(_.length) :+ 9).max
+    val header = s"%-${width}s".format("pool") + samples.indices.map(i => s"  %-${col}s".format(s"sample ${i + 1}")).mkString
+    val rows = pools.zip(cells).map((p, cs) => s"%-${width}s".format(p) + cs.map(c => s"  %-${col}s".format(c)).mkString)
+    (header +: rows).mkString("\n") +
+      "\n(busy/threads: busy = not parked waiting for a task; states: R runnable, T timed-waiting, W waiting, B blocked)"
+
+  private val Abbrev = Map("RUNNABLE" -> "R", "TIMED_WAITING" -> "T", "WAITING" -> "W", "BLOCKED" -> "B")
 
   def analysis(dump: ThreadDump): String =
     val samples = PoolSample.of(dump)

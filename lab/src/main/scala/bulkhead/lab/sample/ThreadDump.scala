@@ -21,7 +21,7 @@ object ThreadDump:
     "SynchronousQueue", "DelayedWorkQueue.take", "LinkedTransferQueue", "ArrayBlockingQueue.take",
     "ForkJoinPool.runWorker", "sun.nio.ch.EPoll.wait", "EPollSelectorImpl.doSelect", "io.netty.channel.epoll",
     "LightArrayRevolverScheduler.waitNanos", "Object.wait", "ReferenceQueue.remove", "Reference.waitForReferencePendingList",
-    "SelectorImpl.select", "CleanerImpl.run", "DelayQueue.take")
+    "SelectorImpl.select", "CleanerImpl.run", "DelayQueue.take", "HashedWheelTimer$Worker.waitForNextTick")
 
   private val Header = "^\"(.+?)\"(.*)$".r
   private val State = """^\s+java\.lang\.Thread\.State: (\S+).*$""".r

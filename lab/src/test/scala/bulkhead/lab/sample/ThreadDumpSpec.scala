@@ -44,5 +44,5 @@ class ThreadDumpSpec extends AnyFlatSpec with Matchers:
   "ThreadTable" should "print threads per pool over samples, as the seeds' jstackSeries did" in {
     val s = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-pool4-jdk25.txt")))
     val table = ThreadTable.render(Seq(s, s))
-    table.linesIterator.find(_.startsWith("bulkhead-bulkhead.dispatch.blocking-pool")).get should include("4/4")
+    table.linesIterator.find(_.startsWith("bulkhead-bulkhead.dispatch.blocking-pool")).get should include("4/4 T4")
   }
