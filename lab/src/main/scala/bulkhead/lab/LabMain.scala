@@ -1,5 +1,6 @@
 package bulkhead.lab
 
+import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings}
 import bulkhead.lab.process.{Children, Launch}
 import bulkhead.lab.report.{Environment, SuiteReport}
 import bulkhead.lab.run.{ScenarioResult, ScenarioRunner}
@@ -15,17 +16,20 @@ import scala.util.Try
 /** `./bulkhead lab run|threads|analyze|bench` and `./bulkhead demo`. */
 object LabMain:
   private val Usage =
-    """usage:
+    s"""usage:
       |  ./bulkhead lab run FILE|DIR... [--short] [--out DIR]   run scenarios, write a report under docs/results/
       |  ./bulkhead lab threads PID [--every 30s] [--count 4]   threads per pool and state over time (jstackSeries)
       |  ./bulkhead lab analyze DUMPFILE                        a thread dump read per pool, with waits, locks, deadlocks
       |  ./bulkhead lab bench work|enrichment [options]         side-by-side benchmarks (--help)
+      |  ./bulkhead lab faults [--full] [--only a,b] [--out DIR] the fault matrix under load and the overload ramp
+      |                                                         (short: ~4 min; faults: ${FaultCase.all.map(_.name).mkString(", ")})
       |  ./bulkhead demo [--full]                               the seed suite (short; --full: the seeds' durations)""".stripMargin
 
   def main(args: Array[String]): Unit =
     val code = args.toList match
       case "demo" :: rest => demo(rest)
       case "run" :: rest => run(rest)
+      case "faults" :: rest => faults(rest)
       case "threads" :: rest => threads(rest)
       case "analyze" :: rest => analyze(rest)
       case "bench" :: rest =>
@@ -105,6 +109,41 @@ object LabMain:
         println(report.table)
         println(s"\nreport: $file and ${dir.resolve("report.html")}")
         if failures.isEmpty then 0 else 1
+
+  private def faults(args: List[String]): Int =
+    def flag(name: String) = args.indexOf(name) match
+      case -1 => None
+      case i => Some(args.lift(i + 1).getOrElse(""))
+    val known = Set("--full", "--only", "--out")
+    val values = Set("--only", "--out").flatMap(f => args.indexOf(f) match
+      case -1 => None
+      case i => Some(i + 1))
+    val unknownArg = args.zipWithIndex.collectFirst { case (a, i) if !known(a) && !values(i) => a }
+    val only = flag("--only").map(_.split(',').map(_.trim).filter(_.nonEmpty).toSet).getOrElse(Set.empty)
+    val badFault = only.find(n => !FaultCase.all.exists(_.name == n))
+    (unknownArg, badFault) match
+      case (Some(bad), _) =>
+        System.err.println(s"bulkhead lab faults: unknown option '$bad'\n$Usage")
+        2
+      case (_, Some(bad)) =>
+        System.err.println(s"bulkhead lab faults: unknown fault '$bad' in --only; faults: " +
+          FaultCase.all.map(_.name).mkString(", "))
+        2
+      case _ =>
+        val full = args.contains("--full")
+        val settings = (if full then FaultSuiteSettings.Full else FaultSuiteSettings.Short).copy(only = only)
+        val stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmm"))
+        val dir = flag("--out").filter(_.nonEmpty).map(Path.of(_))
+          .getOrElse(root.resolve("docs/results").resolve(s"$stamp-faults-${if full then "full" else "short"}"))
+        val report = FaultSuite.run(settings, Launch.fromSystem(), Files.createTempDirectory("bulkhead-faults"),
+          s"./bulkhead lab faults ${args.mkString(" ")}".trim, println)
+        val file = report.write(dir)
+        println()
+        println(report.matrix)
+        println()
+        println(report.rampTable)
+        println(s"\n${if report.passed then "every check passed" else "SOME CHECKS FAILED"}; report: $file")
+        if report.passed then 0 else 1
 
   /** The seeds' jstackSeries: N thread dumps of any JVM, one table of threads per pool and state over time. */
   private def threads(args: List[String]): Int =

@@ -31,7 +31,7 @@ object Main:
         case NonFatal(e) =>
           System.err.println(s"bulkhead serve: cannot start on ${settings.host}:${settings.port}: ${e.getMessage}")
           sys.exit(1)
-    log.info(StartupReport(settings, running.port))
+    log.info(StartupReport(settings, running.port, running.metricsPort))
     if !Pools.virtualThreadsAvailable then
       log.warn(s"JDK ${Runtime.version()} has no virtual threads: /work/virtual answers 501; use JDK 21+")
     StartupReport.fileDescriptorWarning(settings).foreach(log.warn)

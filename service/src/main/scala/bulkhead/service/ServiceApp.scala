@@ -1,6 +1,6 @@
 package bulkhead.service
 
-import bulkhead.service.config.ServiceSettings
+import bulkhead.service.config.{MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.{ExecutorRegistry, Pools, TimerPool}
 import bulkhead.service.enrichment.{EnrichmentPipeline, SoapClients}
 import bulkhead.service.http.{HttpServer, Routes}
@@ -21,8 +21,11 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 
 /** A started service: its address, its meters, and a graceful stop. */
 final class RunningService(val system: ActorSystem[Nothing], val binding: Http.ServerBinding,
-    val metrics: ServiceMetrics, val pipeline: EnrichmentPipeline, stopHook: () => Future[Done]):
+    val metrics: ServiceMetrics, val pipeline: EnrichmentPipeline, stopHook: () => Future[Done],
+    val metricsBinding: Option[Http.ServerBinding]):
   def port: Int = binding.localAddress.getPort
+  /** Port of /metrics: the service's own unless metrics have their own listener. */
+  def metricsPort: Int = metricsBinding.fold(port)(_.localAddress.getPort)
   /** Stops accepting, drains in-flight requests up to the configured deadline, and terminates. */
   def stop(): Future[Done] = stopHook()
 
@@ -50,14 +53,20 @@ object ServiceApp:
 
     val timer = TimerPool(Pools.Timer)
     val work = WorkRunner(system, timer, settings.work.maxMs)
-    val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log)
+    val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log,
+      serveMetrics = settings.metrics == MetricsListener.OnServiceListener)
 
     def release(): Unit =
       timer.shutdown()
       soap.close()
       stores.close()
 
-    HttpServer.bind(settings, routes.route, metrics).map { binding =>
+    val metricsBound: Future[Option[Http.ServerBinding]] = settings.metrics match
+      case MetricsListener.OnServiceListener => Future.successful(None)
+      case MetricsListener.Separate(host, port) =>
+        Http()(system.classicSystem).newServerAt(host, port).bind(routes.metricsListenerRoute).map(Some(_))
+
+    metricsBound.flatMap(m => HttpServer.bind(settings, routes.route, metrics).map(_ -> m)).map { case (binding, metricsBinding) =>
       metrics.bindConnections(binding.localAddress.getPort)
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))
@@ -68,6 +77,7 @@ object ServiceApp:
           ready.set(false)
           mine.completeWith(
             binding.terminate(settings.shutdownDeadline)
+              .flatMap(done => metricsBinding.fold(Future.successful(done))(_.terminate(1.second)))
               .recover { case _ => Http.HttpServerTerminated }
               .flatMap { _ =>
                 release()
@@ -79,7 +89,7 @@ object ServiceApp:
                 Done
               })
         stopped.get
-      RunningService(system, binding, metrics, pipeline, () => stop())
+      RunningService(system, binding, metrics, pipeline, () => stop(), metricsBinding)
     }.recover { case e =>
       release()
       system.terminate()

@@ -1,19 +1,23 @@
 package bulkhead.service
 
-import bulkhead.service.config.ServiceSettings
+import bulkhead.service.config.{MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.Pools
 
 import java.lang.management.ManagementFactory
 
 /** What the service says when it starts: where it listens and what bounds its throughput. */
 object StartupReport:
-  def apply(settings: ServiceSettings, port: Int): String =
+  def apply(settings: ServiceSettings, port: Int, metricsPort: Int): String =
     val p = settings.pools
     val cores = Runtime.getRuntime.availableProcessors()
     val defaultThreads =
       math.ceil(cores * p.defaultParallelismFactor).toInt.max(p.defaultParallelismMin).min(p.defaultParallelismMax)
     val e = settings.enrichment
+    val metricsAt = settings.metrics match
+      case MetricsListener.OnServiceListener => s"${settings.host}:$port"
+      case MetricsListener.Separate(host, _) => s"$host:$metricsPort"
     s"bulkhead service listening on http://${settings.host}:$port (JDK ${Runtime.version()}, $cores cores); " +
+      s"metrics at http://$metricsAt/metrics; " +
       s"pools: ${Pools.Default.label}=$defaultThreads threads, ${Pools.Blocking.label}=${p.blockingPoolSize} threads, " +
       s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
       s"max-connections=${settings.server.maxConnections}, backlog=${settings.server.backlog}; " +

@@ -25,6 +25,11 @@ object Main:
         if p >= 0 && p <= 65535 then success else failure(s"--port must be 0..65535, was $p"))
         .action((v, o) => o.copy(values = o.values + ("port" -> Integer.valueOf(v)))),
       str("host", "host", "interface to bind"),
+      str("admin-host", "admin-host", "interface of the admin listener, used with --admin-port"),
+      opt[Int]("admin-port").text("admin endpoint on its own listener (0 = any free port; default: on the SOAP " +
+        "listener, loopback only)").validate(p =>
+        if p >= 0 && p <= 65535 then success else failure(s"--admin-port must be 0..65535, was $p"))
+        .action((v, o) => o.copy(values = o.values + ("admin-port" -> Integer.valueOf(v)))),
       str("port-file", "port-file", "write the bound port here when ready"),
       opt[Int]("customers").text("customers 1..N exist").validate(n =>
         if n >= 1 then success else failure(s"--customers must be at least 1, was $n"))
@@ -58,7 +63,10 @@ object Main:
           System.err.println(s"bulkhead stub: cannot start on ${settings.host}:${settings.port}: ${e.getMessage}")
           sys.exit(1)
     println(s"bulkhead stub listening on http://${settings.host}:${stub.port}/soap (JDK ${Runtime.version()}); " +
-      s"customers 1..${settings.customers}, latency ${settings.latency.describe}, faults ${settings.faults.describe}")
+      s"customers 1..${settings.customers}, latency ${settings.latency.describe}, faults ${settings.faults.describe}; " +
+      s"admin at http://${settings.admin match
+          case AdminListener.Separate(h, _) => h
+          case AdminListener.OnSoapListener => settings.host}:${stub.adminPort}/admin")
     Signal.handle(Signal("TERM"), _ => stub.stop())
     Signal.handle(Signal("INT"), _ => stub.stop())
     Await.ready(stub.system.whenTerminated, Duration.Inf)

@@ -64,6 +64,13 @@ object SoapMessages:
 
   /** A valid answer padded with a comment to `bytes`. */
   def oversized(c: CustomerDirectory.Customer, bytes: Int): Array[Byte] =
+    val (head, tail) = oversizedParts(c)
+    head ++ padding(bytes) ++ tail
+
+  /** The answer cut where the padding goes: the stub sends head, one shared padding, tail (no 4 MB built per call). */
+  def oversizedParts(c: CustomerDirectory.Customer): (Array[Byte], Array[Byte]) =
     val base = String(customer(c), UTF_8)
     val at = base.indexOf("<soapenv:Body>")
-    (base.take(at) + "<!--" + ("x" * bytes) + "-->" + base.drop(at)).getBytes(UTF_8)
+    (base.take(at).getBytes(UTF_8), base.drop(at).getBytes(UTF_8))
+
+  def padding(bytes: Int): Array[Byte] = ("<!--" + ("x" * bytes) + "-->").getBytes(UTF_8)

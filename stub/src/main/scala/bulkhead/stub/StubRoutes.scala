@@ -4,7 +4,6 @@ import org.apache.pekko.actor.ClassicActorSystemProvider
 import org.apache.pekko.http.scaladsl.model.*
 import org.apache.pekko.http.scaladsl.server.Directives.*
 import org.apache.pekko.http.scaladsl.server.Route
-import org.apache.pekko.pattern.after
 import org.apache.pekko.stream.scaladsl.Source
 import org.apache.pekko.util.ByteString
 
@@ -18,21 +17,38 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
   private val xml = ContentType(MediaTypes.`text/xml`, HttpCharsets.`UTF-8`)
   private val MaxRequestBytes = 64 * 1024L
 
-  val route: Route = concat(
+  /** The third party's own paths. */
+  val publicRoute: Route = concat(
     path("soap")(post(soapRoute)),
+    path("health")(get(complete(json("""{"status":"up"}""")))))
+
+  /** Paths that change or reveal the stub's behaviour: on a loopback listener unless configured otherwise. */
+  val adminRoute: Route = concat(
     path("admin" / "state")(get(complete(json(state.describe)))),
     path("admin" / "latency")(post(parameter("value") { v =>
       Latency.parse(v) match
-        case Right(l) => state.setLatency(l); complete(json(state.describe))
+        case Right(l) =>
+          state.setLatency(l)
+          releaseHeld()
+          complete(json(state.describe))
         case Left(err) => complete(StatusCodes.BadRequest, json(s"""{"error":"Bad Request","detail":"$err"}"""))
     })),
     path("admin" / "faults")(post(parameter("value".optional) { v =>
       FaultPlan.parse(v.toSeq.flatMap(_.split(',').toSeq)) match
-        case Right(p) => state.setFaults(p); complete(json(state.describe))
+        case Right(p) =>
+          state.setFaults(p)
+          releaseHeld()
+          complete(json(state.describe))
         case Left(err) => complete(StatusCodes.BadRequest, json(s"""{"error":"Bad Request","detail":"$err"}"""))
     })),
-    path("metrics")(get(complete(HttpEntity(ContentTypes.`text/plain(UTF-8)`, metrics.registry.scrape())))),
-    path("health")(get(complete(json("""{"status":"up"}""")))))
+    path("metrics")(get(complete(HttpEntity(ContentTypes.`text/plain(UTF-8)`, metrics.registry.scrape())))))
+
+  /** Both, for a stub whose admin shares the (loopback) SOAP listener. */
+  val route: Route = concat(publicRoute, adminRoute)
+
+  private val held = HeldAnswers(system.classicSystem.scheduler)
+
+  private def releaseHeld(): Unit = held.release(state.latency, state.faults.rates.getOrElse(Fault.NoAnswer, 0.0) > 0)
 
   private def json(s: String) = HttpEntity(ContentTypes.`application/json`, s)
 
@@ -67,8 +83,8 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
     val delay = state.latency.sampleMs().millis
     val response = fault match
       case Some(Fault.NoAnswer) =>
-        after(noAnswerHold)(Future.successful(HttpResponse(StatusCodes.GatewayTimeout)))
-      case _ => after(delay)(Future.successful(respond(id, fault)))
+        held.answerAfter(delay, () => respond(id, None), Some(noAnswerHold -> HttpResponse(StatusCodes.GatewayTimeout)))
+      case _ => held.answerAfter(delay, () => respond(id, fault), None)
     response.onComplete(_ => metrics.finished())
     response
 
@@ -87,7 +103,11 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
       case Some(Fault.Xxe) => ok(SoapMessages.xxe)
       case Some(Fault.BillionLaughs) => ok(SoapMessages.billionLaughs)
       case Some(Fault.Oversized) =>
-        ok(customer.map(SoapMessages.oversized(_, 4 * 1024 * 1024)).getOrElse(SoapMessages.unknownCustomer(id)))
+        customer.map(SoapMessages.oversizedParts) match
+          case Some((head, tail)) =>
+            HttpResponse(StatusCodes.OK, entity = HttpEntity.Default(xml, head.length + StubRoutes.Padding.length +
+              tail.length, Source(List(ByteString(head), StubRoutes.Padding, ByteString(tail)))))
+          case None => ok(SoapMessages.unknownCustomer(id))
       case Some(Fault.Trickle) =>
         val bytes = customer.map(SoapMessages.customer).getOrElse(SoapMessages.unknownCustomer(id))
         HttpResponse(StatusCodes.OK, entity = HttpEntity.Chunked.fromData(xml,
@@ -97,3 +117,7 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
           case Some(c) => ok(SoapMessages.customer(c))
           case None =>
             HttpResponse(StatusCodes.InternalServerError, entity = HttpEntity(xml, SoapMessages.unknownCustomer(id)))
+
+object StubRoutes:
+  /** The 4 MB comment of the oversized fault, built once. */
+  lazy val Padding: ByteString = ByteString(SoapMessages.padding(4 * 1024 * 1024))

@@ -10,11 +10,14 @@ import scala.concurrent.{ExecutionContext, Future}
 
 /** A running stub: its port and state, and how to stop it. */
 final class RunningStub(val system: ActorSystem, val binding: Http.ServerBinding, val state: StubState,
-    val metrics: StubMetrics):
+    val metrics: StubMetrics, val adminBinding: Option[Http.ServerBinding]):
   def port: Int = binding.localAddress.getPort
+  /** Port of the admin endpoint (the SOAP port when it shares that listener). */
+  def adminPort: Int = adminBinding.fold(port)(_.localAddress.getPort)
   def stop(): Future[Unit] =
     given ExecutionContext = system.dispatcher
-    binding.terminate(2.seconds).flatMap(_ => system.terminate()).map(_ => ())
+    Future.sequence((binding +: adminBinding.toSeq).map(_.terminate(2.seconds)))
+      .flatMap(_ => system.terminate()).map(_ => ())
 
 /** Starts the stub on its own actor system. */
 object StubServer:
@@ -24,7 +27,15 @@ object StubServer:
     val state = StubState(settings.latency, settings.faults)
     val metrics = StubMetrics()
     val routes = StubRoutes(CustomerDirectory(settings.customers), state, metrics, settings.noAnswerHold)
-    Http().newServerAt(settings.host, settings.port).bind(routes.route).map { binding =>
+    val started = settings.admin match
+      case AdminListener.OnSoapListener =>
+        Http().newServerAt(settings.host, settings.port).bind(routes.route).map(_ -> None)
+      case AdminListener.Separate(host, port) =>
+        for
+          main <- Http().newServerAt(settings.host, settings.port).bind(routes.publicRoute)
+          admin <- Http().newServerAt(host, port).bind(routes.adminRoute)
+        yield main -> Some(admin)
+    started.map { case (binding, admin) =>
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))
-      RunningStub(system, binding, state, metrics)
+      RunningStub(system, binding, state, metrics, admin)
     }.recoverWith { case e => system.terminate().flatMap(_ => Future.failed(e)) }

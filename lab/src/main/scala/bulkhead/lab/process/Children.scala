@@ -10,6 +10,12 @@ final class Child(val name: String, val process: Process, val log: Path):
   def pid: Long = process.pid()
   def isAlive: Boolean = process.isAlive
 
+  /** SIGKILL now (a crash, for fault injection); only this child, by its PID. */
+  def kill(): Unit =
+    process.destroyForcibly()
+    process.waitFor(10, TimeUnit.SECONDS)
+    Children.forget(this)
+
   /** SIGTERM, then SIGKILL after `grace`; only this child, by its PID. */
   def stop(grace: FiniteDuration = 15.seconds): Unit =
     if process.isAlive then
@@ -26,7 +32,9 @@ object Children:
 
   def start(name: String, command: Seq[String], logDir: Path, env: Map[String, String] = Map.empty): Child =
     Files.createDirectories(logDir)
-    val log = logDir.resolve(s"$name.log")
+    // A restarted process (e.g. Redis after a kill, a second service) gets its own log: none is overwritten.
+    val log = Iterator.from(1).map(i => logDir.resolve(if i == 1 then s"$name.log" else s"$name-$i.log"))
+      .find(p => !Files.exists(p)).get
     val builder = ProcessBuilder(command.asJava).redirectErrorStream(true).redirectOutput(log.toFile)
     builder.environment().putAll(env.asJava)
     val child = Child(name, builder.start(), log)

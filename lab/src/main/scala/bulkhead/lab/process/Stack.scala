@@ -24,10 +24,10 @@ final case class Served(child: Child, port: Int):
 final class Stack(launch: Launch, dir: Path):
   Files.createDirectories(dir)
 
-  def redis(): Served =
-    val port = Stack.freePort()
+  /** redis-server on `port` (a free one by default; the same one to restart it). Extra arguments, e.g. a password. */
+  def redis(port: Int = Stack.freePort(), extra: Seq[String] = Nil): Served =
     val child = Children.start("redis", Seq("redis-server", "--port", port.toString, "--bind", "127.0.0.1", "--save",
-      "", "--appendonly", "no", "--dir", dir.toString), dir)
+      "", "--appendonly", "no", "--dir", dir.toString) ++ extra, dir)
     Stack.awaitPort(child, port, 15.seconds)
     Served(child, port)
 

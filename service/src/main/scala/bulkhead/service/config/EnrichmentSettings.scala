@@ -35,7 +35,8 @@ final case class SoapSettings(
     workQueue: WorkQueueSettings,
     breaker: BreakerSettings)
 
-final case class RedisSettings(uri: String, connections: RedisConnections, timeout: FiniteDuration)
+final case class RedisSettings(uri: String, connections: RedisConnections, timeout: FiniteDuration,
+    reconnectMaxDelay: FiniteDuration)
 
 /** The REST -> SOAP -> Redis pipeline of seed 004. */
 final case class EnrichmentSettings(
@@ -83,4 +84,5 @@ object EnrichmentSettings:
       redis = RedisSettings(
         uri = uri,
         connections = RedisConnections.values.find(_.key == redisConnections).get,
-        timeout = r.duration(s"$e.redis.timeout", 1.millis)))
+        timeout = r.duration(s"$e.redis.timeout", 1.millis),
+        reconnectMaxDelay = r.duration(s"$e.redis.reconnect-max-delay", 10.millis)))

@@ -20,11 +20,17 @@ final case class WorkSettings(defaultMs: Int, maxMs: Int)
 final case class PoolSettings(blockingPoolSize: Int, defaultParallelismFactor: Double, defaultParallelismMin: Int,
     defaultParallelismMax: Int)
 
+/** Where /metrics is served: on the service's listener, or on its own (e.g. loopback only, or a management network). */
+enum MetricsListener:
+  case OnServiceListener
+  case Separate(host: String, port: Int)
+
 /** Everything the service reads from configuration, read once and validated. */
 final case class ServiceSettings(
     host: String,
     port: Int,
     portFile: Option[String],
+    metrics: MetricsListener,
     server: ServerSettings,
     shutdownDeadline: FiniteDuration,
     work: WorkSettings,
@@ -58,6 +64,9 @@ object ServiceSettings:
       host = r.nonEmpty(s"$s.host"),
       port = r.int(s"$s.port", 0, 65535),
       portFile = Option(portFile).filter(_.nonEmpty),
+      metrics = r.int(s"$s.metrics.port", -1, 65535) match
+        case -1 => MetricsListener.OnServiceListener
+        case port => MetricsListener.Separate(r.nonEmpty(s"$s.metrics.host"), port),
       server = server,
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       work = work,

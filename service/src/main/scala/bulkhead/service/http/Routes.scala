@@ -15,7 +15,7 @@ import JsonSupport.given
 
 /** HTTP in, one call, status out: the routes translate and decide nothing else. */
 final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: ServiceMetrics, defaultMs: Int,
-    ready: () => Boolean, log: LoggingAdapter):
+    ready: () => Boolean, log: LoggingAdapter, serveMetrics: Boolean = true):
   private given JsonValueCodec[WorkDone] = JsonCodecMaker.make
 
   val route: Route =
@@ -26,7 +26,7 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
             path("hello")(timed("hello")(get(complete(Routes.Hello)))),
             path("work" / Segment)(mode => timed("work")(get(workRoute(mode)))),
             path("customers" / Segment)(id => timed("customers")(get(customerRoute(id)))),
-            path("metrics")(get(complete(HttpEntity(ContentTypes.`text/plain(UTF-8)`, metrics.scrape())))),
+            if serveMetrics then metricsRoute else reject,
             path("health")(get(healthRoute)))
         }
       }
@@ -53,6 +53,12 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
       case CustomerOutcome.Unavailable(detail, retryAfter) =>
         complete(ApiError.response(StatusCodes.ServiceUnavailable, detail, Seq(`Retry-After`(retryAfter.toSeconds))))
     }
+
+  /** /metrics, and /health for whoever probes the listener it sits on. */
+  val metricsRoute: Route = path("metrics")(get(complete(HttpEntity(ContentTypes.`text/plain(UTF-8)`, metrics.scrape()))))
+
+  def metricsListenerRoute: Route =
+    handleRejections(ErrorHandling.rejections)(concat(metricsRoute, path("health")(get(healthRoute))))
 
   private def healthRoute: Route =
     if ready() then complete(HttpEntity(ContentTypes.`application/json`, """{"status":"up"}"""))

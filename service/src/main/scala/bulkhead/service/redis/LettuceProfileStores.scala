@@ -4,7 +4,7 @@ import bulkhead.service.config.{RedisConnections, RedisSettings}
 import bulkhead.service.enrichment.LoyaltyProfile
 import io.lettuce.core.api.StatefulRedisConnection
 import io.lettuce.core.codec.StringCodec
-import io.lettuce.core.resource.{ClientResources, ThreadFactoryProvider}
+import io.lettuce.core.resource.{ClientResources, Delay, ThreadFactoryProvider}
 import io.lettuce.core.{ClientOptions, RedisClient, RedisURI, TimeoutOptions}
 
 import java.time.Duration
@@ -26,6 +26,10 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
     .ioThreadPoolSize(2)
     .computationThreadPoolSize(1)
     .threadFactoryProvider(LettuceProfileStores.namedThreads)
+    // Lettuce's default backoff grows to 30 s: after a 10 s Redis outage the next attempt could be 8 s away, so
+    // answers stayed degraded long after Redis was back (seen in the fault matrix). Capped at reconnect-max-delay.
+    .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(settings.reconnectMaxDelay.toMillis),
+      2, TimeUnit.MILLISECONDS))
     .build()
 
   private val client = RedisClient.create(resources)

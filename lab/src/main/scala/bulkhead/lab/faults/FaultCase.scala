@@ -1,0 +1,80 @@
+package bulkhead.lab.faults
+
+import scala.concurrent.duration.FiniteDuration
+
+/** What the circuit breaker must do during a fault. */
+enum BreakerExpectation:
+  /** Opens while the fault is held and is closed again by the end of the run. */
+  case Opens
+  /** Never opens (e.g. failures are not consecutive, or the fault is not the third party's). */
+  case StaysClosed
+
+/** What a fault run may look like and still be correct. */
+final case class FaultExpectation(
+    /** Statuses the design gives for this fault, besides 200 (DESIGN.md; the enrichment pipeline's outcomes). */
+    designed: Set[Int],
+    breaker: BreakerExpectation,
+    /** Groups whose requests may end unanswered because the lab itself closed their connections (at clear). */
+    mayAbandon: Set[String] = Set.empty,
+    /** The answers must be degraded (Redis unavailable) rather than failed while the fault is held. */
+    degrades: Boolean = false)
+
+/** The controls a fault acts through: the stub's admin endpoint, the Redis process, extra load. */
+trait FaultTarget:
+  def stubLatency(value: String): Unit
+  def stubFaults(value: String): Unit
+  def baseLatency: String
+  def killRedis(): Unit
+  def restartRedis(): Unit
+  def pauseRedis(hold: FiniteDuration): Unit
+  def unpauseRedis(): Unit
+  /** Starts a group of extra users on the enrichment route; the fault stops or abandons it at clear. */
+  def extraUsers(name: String, users: Int, keepAlive: Boolean, oneShot: Boolean): Unit
+  def stopExtraUsers(name: String, abandon: Boolean): Unit
+  /** The service's max-connections and the steady users, to size the connection faults. */
+  def maxConnections: Int
+  def steadyUsers: Int
+
+/** One row of the fault matrix: how to inject it, how to clear it, what correct looks like. */
+final case class FaultCase(name: String, description: String, expect: FaultExpectation,
+    inject: (FaultTarget, FiniteDuration) => Unit, clear: FaultTarget => Unit)
+
+object FaultCase:
+  import BreakerExpectation.*
+  private val ThirdPartyFailed = FaultExpectation(Set(502, 503), Opens)
+  private val ThirdPartySlow = FaultExpectation(Set(504, 503), Opens)
+
+  private def stubFault(name: String, kind: String, text: String, expect: FaultExpectation) =
+    FaultCase(name, text, expect, (t, _) => t.stubFaults(s"$kind=1.0"), _.stubFaults(""))
+
+  /** The matrix of issue 5, in its order. */
+  val all: Seq[FaultCase] = Seq(
+    FaultCase("latency-x10", "the third party answers 10x slower (past the SOAP client's timeout)",
+      FaultExpectation(Set(504, 503), Opens),
+      (t, _) => t.stubLatency(latencyTimes(t.baseLatency, 10)), t => t.stubLatency(t.baseLatency)),
+    stubFault("no-answer", "no-answer", "the third party never answers (client timeout)", ThirdPartySlow),
+    FaultCase("server-error-50", "HTTP 500 with a SOAP Fault for half of the calls",
+      FaultExpectation(Set(502), StaysClosed), (t, _) => t.stubFaults("server-error=0.5"), _.stubFaults("")),
+    stubFault("reset", "reset", "the connection is reset in the middle of the answer", ThirdPartyFailed),
+    stubFault("malformed-xml", "malformed-xml", "200 with XML that does not parse", ThirdPartyFailed),
+    stubFault("xxe", "xxe", "200 with a DOCTYPE declaring an external entity", ThirdPartyFailed),
+    stubFault("billion-laughs", "billion-laughs", "200 with nested entity declarations", ThirdPartyFailed),
+    stubFault("oversized", "oversized", "200 with a 4 MB envelope (limit 64 KB)", ThirdPartyFailed),
+    stubFault("trickle", "trickle", "200 whose body arrives one byte every 100 ms", ThirdPartySlow),
+    FaultCase("redis-killed", "redis-server killed (SIGKILL), restarted on the same port at clear",
+      FaultExpectation(Set.empty, StaysClosed, degrades = true), (t, _) => t.killRedis(), _.restartRedis()),
+    FaultCase("redis-paused", "Redis paused (CLIENT PAUSE ALL for the hold)",
+      FaultExpectation(Set.empty, StaysClosed, degrades = true), (t, hold) => t.pauseRedis(hold), _.unpauseRedis()),
+    FaultCase("connections-2x", "2x the connections the service serves (keep-alive users above max-connections)",
+      FaultExpectation(Set(503), StaysClosed, mayAbandon = Set("above-max")),
+      (t, _) => t.extraUsers("above-max", 2 * t.maxConnections - t.steadyUsers, keepAlive = true, oneShot = false),
+      _.stopExtraUsers("above-max", abandon = true)),
+    FaultCase("connection-burst", "a burst of 1,000 new connections, one request each",
+      FaultExpectation(Set(503), StaysClosed),
+      (t, _) => t.extraUsers("burst", 1000, keepAlive = false, oneShot = true),
+      _.stopExtraUsers("burst", abandon = false)))
+
+  /** "fixed:500" x 10 = "fixed:5000" (the stub's latency syntax; only fixed latencies are multiplied). */
+  def latencyTimes(latency: String, factor: Int): String = latency.split(':') match
+    case Array("fixed", ms) if ms.toLongOption.isDefined => s"fixed:${ms.toLong * factor}"
+    case _ => throw IllegalArgumentException(s"the fault suite needs a fixed stub latency, was '$latency'")

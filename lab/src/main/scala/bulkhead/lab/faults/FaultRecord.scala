@@ -1,0 +1,86 @@
+package bulkhead.lab.faults
+
+import bulkhead.lab.load.RequestLog
+import com.typesafe.config.ConfigFactory
+
+import java.nio.file.{Files, Path}
+import scala.jdk.CollectionConverters.*
+
+/** Platform threads (from /proc) and used heap after a full GC (from /metrics) of the service. */
+final case class Resources(platformThreads: Int, heapMb: Double)
+
+/** One second of a fault run: answers by outcome (by the second they ended in) and the service's gauges. */
+final case class SecondRow(second: Int, outcomes: Map[String, Int], okP50Ms: Double, okP99Ms: Double,
+    breaker: Option[Double], threads: Option[Int], heapMb: Option[Double], connections: Option[Double],
+    inFlight: Option[Double], degraded: Option[Double]):
+  def ok: Int = outcomes.collect { case (k, n) if k.startsWith("2") => n }.sum
+
+/**
+ * What one fault run recorded, and all the verdict needs: phase times (seconds since the load started), counts per
+ * user group and outcome, a per-second timeline, OK answers per 100 ms (for the recovery time), resources before and
+ * after. Written as JSON next to the report so the verdict can be re-checked on recorded data.
+ */
+final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, endAt: Double,
+    totals: Map[(String, String), Int], seconds: Seq[SecondRow], okPerTenth: Seq[Int], before: Resources,
+    after: Resources, missingRetryAfter: Int, usersEnded: Boolean):
+  def statuses: Map[String, Int] = totals.toSeq.filterNot(_._1._2.startsWith("error:"))
+    .groupMapReduce(_._1._2)(_._2)(_ + _)
+
+  def toJson: String =
+    def opt(d: Option[Double]) = d.map(v => if v.isNaN then "null" else v.toString).getOrElse("null")
+    def num(d: Double) = if d.isNaN || d.isInfinite then "null" else d.toString
+    val totalsJson = totals.toSeq.sortBy(_._1).map { case ((g, o), n) =>
+      s"""{"group":"$g","outcome":"$o","count":$n}""" }.mkString("[", ",", "]")
+    val rows = seconds.map { r =>
+      val outs = r.outcomes.toSeq.sorted.map((k, v) => s""""$k":$v""").mkString("{", ",", "}")
+      s"""{"second":${r.second},"outcomes":$outs,"okP50Ms":${num(r.okP50Ms)},"okP99Ms":${num(r.okP99Ms)},""" +
+        s""""breaker":${opt(r.breaker)},"threads":${opt(r.threads.map(_.toDouble))},"heapMb":${opt(r.heapMb)},""" +
+        s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)}}"""
+    }.mkString("[\n", ",\n", "\n]")
+    s"""{"fault":"$fault","injectAt":$injectAt,"clearAt":$clearAt,"endAt":$endAt,
+       |"before":{"platformThreads":${before.platformThreads},"heapMb":${before.heapMb}},
+       |"after":{"platformThreads":${after.platformThreads},"heapMb":${after.heapMb}},
+       |"missingRetryAfter":$missingRetryAfter,"usersEnded":$usersEnded,
+       |"okPerTenth":${okPerTenth.mkString("[", ",", "]")},
+       |"totals":$totalsJson,
+       |"seconds":$rows}
+       |""".stripMargin
+
+object FaultRecord:
+  /** Aggregates a run's request log and gauge samples. */
+  def of(fault: String, injectAt: Double, clearAt: Double, endAt: Double, log: Seq[RequestLog.Entry],
+      gauges: Map[Int, SecondRow], before: Resources, after: Resources, usersEnded: Boolean): FaultRecord =
+    val totals = log.groupMapReduce(e => (e.group, e.outcome))(_ => 1)(_ + _)
+    val lastSecond = math.ceil(endAt).toInt
+    val bySecond = log.groupBy(_.endSecond.toInt)
+    val rows = (0 until lastSecond).map { s =>
+      val entries = bySecond.getOrElse(s, Nil)
+      val okLatencies = entries.filter(_.outcome.startsWith("2")).map(_.latencyMs).sorted
+      def pct(p: Double) = if okLatencies.isEmpty then Double.NaN
+        else okLatencies(((okLatencies.size - 1) * p).round.toInt)
+      val g = gauges.get(s)
+      SecondRow(s, entries.groupMapReduce(_.outcome)(_ => 1)(_ + _), pct(0.5), pct(0.99), g.flatMap(_.breaker),
+        g.flatMap(_.threads), g.flatMap(_.heapMb), g.flatMap(_.connections), g.flatMap(_.inFlight),
+        g.flatMap(_.degraded))
+    }
+    val tenths = Array.fill(lastSecond * 10 + 1)(0)
+    log.filter(_.outcome.startsWith("2")).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
+    val missing = log.count(e => e.outcome == "503" && e.retryAfter.isEmpty)
+    FaultRecord(fault, injectAt, clearAt, endAt, totals, rows, tenths.toSeq, before, after, missing, usersEnded)
+
+  def read(file: Path): FaultRecord =
+    val c = ConfigFactory.parseString(Files.readString(file))
+    def optD(o: com.typesafe.config.Config, k: String) = if o.getIsNull(k) then None else Some(o.getDouble(k))
+    def res(k: String) = Resources(c.getInt(s"$k.platformThreads"), c.getDouble(s"$k.heapMb"))
+    val totals = c.getConfigList("totals").asScala.map(t =>
+      (t.getString("group"), t.getString("outcome")) -> t.getInt("count")).toMap
+    val rows = c.getConfigList("seconds").asScala.toSeq.map { r =>
+      val outs = r.getConfig("outcomes")
+      SecondRow(r.getInt("second"), outs.root().keySet().asScala.map(k => k -> outs.getInt(s"\"$k\"")).toMap,
+        optD(r, "okP50Ms").getOrElse(Double.NaN), optD(r, "okP99Ms").getOrElse(Double.NaN), optD(r, "breaker"),
+        optD(r, "threads").map(_.toInt), optD(r, "heapMb"), optD(r, "connections"), optD(r, "inFlight"),
+        optD(r, "degraded"))
+    }
+    FaultRecord(c.getString("fault"), c.getDouble("injectAt"), c.getDouble("clearAt"), c.getDouble("endAt"), totals,
+      rows, c.getIntList("okPerTenth").asScala.map(_.toInt).toSeq, res("before"), res("after"),
+      c.getInt("missingRetryAfter"), c.getBoolean("usersEnded"))

@@ -1,0 +1,121 @@
+package bulkhead.lab.faults
+
+import bulkhead.lab.report.Environment
+import org.knowm.xchart.BitmapEncoder.BitmapFormat
+import org.knowm.xchart.style.markers.SeriesMarkers
+import org.knowm.xchart.{BitmapEncoder, XYChartBuilder}
+
+import java.nio.file.{Files, Path}
+
+/** A fault run with its verdict. */
+final case class FaultOutcome(fault: FaultCase, record: FaultRecord, checks: Seq[Check]):
+  def passed: Boolean = checks.forall(_.passed)
+
+/** The faults suite's report: a matrix table, a timeline per fault (PNG), the recorded data (JSON), the ramp. */
+final case class FaultReport(command: String, env: Environment, setup: Seq[String], outcomes: Seq[FaultOutcome],
+    ramp: Seq[OverloadStep], rampChecks: Seq[Check], failures: Seq[String]):
+
+  private def f0(d: Double) = if d.isNaN then "-" else f"$d%.0f"
+
+  def passed: Boolean = failures.isEmpty && outcomes.forall(_.passed) && rampChecks.forall(_.passed)
+
+  def matrix: String =
+    val header = Seq("fault", "answers by status", "no answer", "breaker", "back after", "threads before/after",
+      "heap MB before/after", "verdict")
+    val rows = outcomes.map { o =>
+      val r = o.record
+      val statuses = r.statuses.toSeq.sorted.map((s, n) => s"$s: $n").mkString(", ")
+      val unanswered = r.totals.collect { case ((_, out), n) if out.startsWith("error:") => s"${out.drop(6)} $n" }
+      val breaker = o.checks.find(_.name.startsWith("circuit")).map(_.detail).getOrElse("-")
+      Seq(o.fault.name, statuses, if unanswered.isEmpty then "0" else unanswered.mkString(", "), breaker,
+        FaultVerdict.recoverySeconds(r).map(s => f"$s%.1f s").getOrElse("never"),
+        s"${r.before.platformThreads} / ${r.after.platformThreads}", f"${r.before.heapMb}%.0f / ${r.after.heapMb}%.0f",
+        if o.passed then "pass" else "FAIL: " + o.checks.filterNot(_.passed).map(_.name).mkString(", "))
+    }
+    table(header, rows)
+
+  def rampTable: String =
+    table(Seq("load", "users", "200/s", "503/s", "200 p50 / p99 ms", "503 p50 ms", "/hello max ms", "/health max ms",
+      "no answer", "service cores", "machine busy"), ramp.map(s => Seq(s"${s.factor}x", s.users.toString,
+      f0(s.okPerSecond), f0(s.shedPerSecond), s"${f0(s.okP50Ms)} / ${f0(s.okP99Ms)}",
+      if s.shedP50Ms.isNaN then "-" else f"${s.shedP50Ms}%.1f", f0(s.helloMaxMs), f0(s.healthMaxMs),
+      s.unanswered.toString, f"${s.serviceCores}%.2f", s"${f0(s.machineBusy * 100)} %")))
+
+  private def table(header: Seq[String], rows: Seq[Seq[String]]) =
+    (Seq(header, header.map(_ => "---")) ++ rows).map(_.map(_.replace("|", "/")).mkString("| ", " | ", " |"))
+      .mkString("\n")
+
+  def markdown: String =
+    val details = outcomes.map { o =>
+      val r = o.record
+      s"""### ${o.fault.name}: ${o.fault.description}
+         |Injected at ${f"${r.injectAt}%.1f"} s, cleared at ${f"${r.clearAt}%.1f"} s, load stopped at ${f"${r.endAt}%.1f"} s.
+         |
+         |${o.checks.map(c => s"- ${if c.passed then "pass" else "**FAIL**"} ${c.name}: ${c.detail}").mkString("\n")}
+         |
+         |![${o.fault.name}](${o.fault.name}.png)  (data: [${o.fault.name}.json](${o.fault.name}.json))
+         |""".stripMargin
+    }.mkString("\n")
+    s"""# bulkhead faults suite: ${if passed then "every check passed" else "SOME CHECKS FAILED"}
+       |
+       |Written by `$command`. Every figure below was measured in this run.
+       |
+       |${env.markdown}
+       |
+       |Setup: ${setup.mkString("; ")}.
+       |
+       |## Fault matrix
+       |Each fault is injected under steady load, held, and cleared. "No answer" counts requests that got no HTTP
+       |answer (timeout, reset, closed); "back after" is the time from clearing to the end of the first 1 s window
+       |with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of the pre-fault median. Threads and heap are
+       |read after a full GC before the fault and after the load stopped.
+       |
+       |$matrix
+       |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
+       |## Overload: 0.5x to 3x of max-in-flight
+       |
+       |$rampTable
+       |
+       |${rampChecks.map(c => s"- ${if c.passed then "pass" else "**FAIL**"} ${c.name}: ${c.detail}").mkString("\n")}
+       |
+       |## Timelines
+       |
+       |$details""".stripMargin
+
+  def write(dir: Path): Path =
+    Files.createDirectories(dir)
+    outcomes.foreach { o =>
+      Files.writeString(dir.resolve(s"${o.fault.name}.json"), o.record.toJson)
+      FaultReport.chart(o.record, dir.resolve(s"${o.fault.name}.png"))
+    }
+    val file = dir.resolve("README.md")
+    Files.writeString(file, markdown)
+    file
+
+object FaultReport:
+  /** Answers per second by outcome, OK p99 latency, platform threads and the breaker, with the fault's window. */
+  def chart(r: FaultRecord, file: Path): Unit =
+    val c = XYChartBuilder().width(800).height(340).title(s"${r.fault}: answers per second by outcome")
+      .xAxisTitle("seconds").yAxisTitle("answers/s | ms/10 | threads").build()
+    c.getStyler.setMarkerSize(3)
+    val xs = r.seconds.map(_.second.toDouble).toArray
+    val outcomes = r.seconds.flatMap(_.outcomes.keys).distinct.sorted
+    outcomes.foreach { o =>
+      c.addSeries(o, xs, r.seconds.map(_.outcomes.getOrElse(o, 0).toDouble).toArray).setMarker(SeriesMarkers.NONE)
+    }
+    val p99 = r.seconds.filterNot(_.okP99Ms.isNaN)
+    if p99.nonEmpty then
+      c.addSeries("OK p99 ms / 10", p99.map(_.second.toDouble).toArray, p99.map(_.okP99Ms / 10).toArray)
+        .setMarker(SeriesMarkers.CIRCLE)
+    val threads = r.seconds.filter(_.threads.isDefined)
+    if threads.nonEmpty then
+      c.addSeries("platform threads", threads.map(_.second.toDouble).toArray,
+        threads.map(_.threads.get.toDouble).toArray).setMarker(SeriesMarkers.NONE)
+    val top = (r.seconds.flatMap(_.outcomes.values).maxOption.getOrElse(1) max 1).toDouble
+    val breaker = r.seconds.filter(_.breaker.isDefined)
+    if breaker.nonEmpty then
+      c.addSeries("breaker (open = top)", breaker.map(_.second.toDouble).toArray,
+        breaker.map(_.breaker.get / 2 * top).toArray).setMarker(SeriesMarkers.NONE)
+    c.addSeries("fault held", Array(r.injectAt, r.injectAt, r.clearAt, r.clearAt), Array(0, top * 1.05, top * 1.05, 0))
+      .setMarker(SeriesMarkers.NONE)
+    BitmapEncoder.saveBitmap(c, file.toString.stripSuffix(".png"), BitmapFormat.PNG)

@@ -1,0 +1,75 @@
+package bulkhead.lab.faults
+
+import bulkhead.lab.SeedRedis
+import bulkhead.lab.process.{Children, Launch, Stack}
+import bulkhead.lab.report.Environment
+
+import java.nio.file.{Files, Path}
+import scala.concurrent.duration.*
+import scala.util.control.NonFatal
+
+/** The configuration of a faults suite run. */
+final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, steadyUsers: Int = 100,
+    maxConnections: Int = 200, maxInFlight: Int = 300, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500,
+    customers: Int = 1000, breakerReset: FiniteDuration = 2.seconds, only: Set[String] = Set.empty):
+  def cases: Seq[FaultCase] = FaultCase.all.filter(c => only.isEmpty || only.contains(c.name))
+
+object FaultSuiteSettings:
+  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(3.seconds, 6500.millis, 6.seconds), 4.seconds)
+  val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 12.seconds, 10.seconds), 8.seconds)
+
+/**
+ * `./bulkhead lab faults`: the fault matrix under load, then the overload ramp, on a real redis-server, the real stub
+ * and the service, each in its own process on loopback. Returns the report.
+ */
+object FaultSuite:
+  def run(s: FaultSuiteSettings, launch: Launch, work: Path, command: String, progress: String => Unit)
+      : FaultReport =
+    val stack = Stack(launch, work)
+    val env = Environment.read(launch)
+    val setup = Seq(s"${s.steadyUsers} steady keep-alive users on /customers/{id} (ids 1..${s.customers})",
+      s"stub latency fixed ${s.stubLatencyMs} ms", s"service max-connections ${s.maxConnections}, max-in-flight " +
+        s"${s.maxInFlight}, SOAP timeout 5 s, circuit breaker 20 failures / reset ${s.breakerReset.toSeconds} s",
+      s"phases: ${s.phases.baseline.toMillis / 1000.0} s before, ${s.phases.hold.toMillis / 1000.0} s held, " +
+        s"${s.phases.recovery.toMillis / 1000.0} s after", "users wait Retry-After (at most 5 s) after a 503",
+      s"overload ramp: max-connections 16384, max-in-flight ${s.rampMaxInFlight}, ${s.rampStep.toSeconds} s per step " +
+        "(at 500 ms a limit of 100 in flight is 200 req/s, under what this machine's CPU serves with the lab and " +
+        "the stub beside it)")
+    var failures = Vector.empty[String]
+    val redis = stack.redis()
+    try
+      SeedRedis.load(s"redis://127.0.0.1:${redis.port}", s.customers)
+      val stub = stack.stub(Seq("--latency", s"fixed:${s.stubLatencyMs}", "--customers", s.customers.toString))
+      def serviceFlags(maxConnections: Int, maxInFlight: Int) = Seq("--max-connections", maxConnections.toString,
+        "--max-in-flight", maxInFlight.toString, "--soap-endpoint", stub.url("/soap"), "--redis-uri",
+        s"redis://127.0.0.1:${redis.port}", "--set",
+        s"bulkhead.enrichment.soap.circuit-breaker.reset-timeout=${s.breakerReset.toMillis}ms")
+      val service = stack.service(serviceFlags(s.maxConnections, s.maxInFlight), heap = "-Xmx1g")
+      val runner = FaultRunner(stack, redis, stub, service, s.steadyUsers, s.maxConnections, s.customers,
+        s"fixed:${s.stubLatencyMs}", progress)
+      progress(s"faults suite: ${s.cases.size} faults x ${s.phases.total.toSeconds} s, then the overload ramp")
+      runner.warmUp(10.seconds)
+      val outcomes = s.cases.zipWithIndex.flatMap { (fault, i) =>
+        progress(s"[${i + 1}/${s.cases.size}] ${fault.name}")
+        try
+          val record = runner.run(fault, s.phases)
+          val checks = FaultVerdict.checks(record, fault.expect)
+          checks.foreach(c => progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+          Some(FaultOutcome(fault, record, checks))
+        catch
+          case NonFatal(e) =>
+            failures :+= s"${fault.name}: ${e.getMessage}"
+            progress(s"  did not run: ${e.getMessage}")
+            None
+      }
+      service.child.stop()
+      progress(s"overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of max-in-flight ${s.rampMaxInFlight}")
+      val rampService = stack.service(serviceFlags(16384, s.rampMaxInFlight), heap = "-Xmx1g")
+      // A fresh JVM spends its first ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warm it longer.
+      FaultRunner.warmUp(rampService, s.rampMaxInFlight, n => s"/customers/${n % s.customers + 1}", 20.seconds)
+      val ramp = OverloadRamp.run(rampService, s.rampMaxInFlight, s.customers, s.rampStep, progress)
+      rampService.child.stop()
+      val rampChecks = OverloadRamp.checks(ramp, s.stubLatencyMs)
+      rampChecks.foreach(c => progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+      FaultReport(command, env, setup, outcomes, ramp, rampChecks, failures)
+    finally Children.stopAll()

@@ -1,0 +1,106 @@
+package bulkhead.lab.faults
+
+/** One assertion of a fault run, with the figures behind it. */
+final case class Check(name: String, passed: Boolean, detail: String)
+
+/**
+ * Is a recorded fault run correct? Pure: reads a [[FaultRecord]] and the fault's [[FaultExpectation]], so it is
+ * tested on recorded real runs.
+ */
+object FaultVerdict:
+  /** Throughput counts as recovered when OK answers over a 1 s window reach this share of the pre-fault median. */
+  val RecoveredShare = 0.8
+  /** The issue's bound: back to the pre-fault level within 5 s of the fault clearing. */
+  val RecoveryLimitSeconds = 5.0
+  /** Platform threads the service may hold above its pre-fault count once the run is over: the default dispatcher is
+   * a fork-join pool that retires idle workers and starts them again on demand (up to 8), so a few come and go. */
+  val ThreadSlack = 4
+  /** Heap after a full GC may exceed the pre-fault level by this factor plus this many MB (allocation noise). */
+  val HeapFactor = 1.25
+  val HeapSlackMb = 16.0
+
+  def checks(r: FaultRecord, e: FaultExpectation): Seq[Check] =
+    Seq(answered(r, e), designed(r, e), retryAfter(r), breaker(r, e), recovery(r), threads(r), heap(r)) ++
+      (if e.degrades then Seq(degraded(r)) else Nil)
+
+  def passed(r: FaultRecord, e: FaultExpectation): Boolean = checks(r, e).forall(_.passed)
+
+  def answered(r: FaultRecord, e: FaultExpectation): Check =
+    val byGroup = r.totals.toSeq.groupBy(_._1._1).toSeq.sortBy(_._1).map { (group, entries) =>
+      val sent = entries.map(_._2).sum
+      val answered = entries.filterNot(_._1._2.startsWith("error:")).map(_._2).sum
+      val errors = entries.filter(_._1._2.startsWith("error:")).map((k, n) => k._2.stripPrefix("error:") -> n)
+      val allowed = errors.filter((k, _) => k == "abandoned" && e.mayAbandon.contains(group))
+      val statuses = entries.filterNot(_._1._2.startsWith("error:")).sortBy(_._1._2)
+        .map((k, n) => s"${k._2}: $n").mkString(", ")
+      val bad = errors.filterNot(allowed.contains)
+      val text = s"$group: sent $sent, answered $answered ($statuses)" +
+        (if errors.nonEmpty then errors.map((k, n) => s"$k $n").mkString("; no answer: ", ", ", "") else "") +
+        (if allowed.nonEmpty then " (closed by the lab at clear: never accepted above max-connections)" else "")
+      (bad.isEmpty, text)
+    }
+    Check("every request answered", byGroup.forall(_._1) && r.usersEnded,
+      byGroup.map(_._2).mkString("; ") + (if r.usersEnded then "" else "; some users never finished"))
+
+  def designed(r: FaultRecord, e: FaultExpectation): Check =
+    val allowed = e.designed + 200
+    val seen = r.statuses.keySet.flatMap(_.toIntOption)
+    val other = seen -- allowed
+    Check("designed statuses only", other.isEmpty,
+      s"seen ${seen.toSeq.sorted.mkString(", ")}; designed ${allowed.toSeq.sorted.mkString(", ")}" +
+        (if other.isEmpty then "" else s"; NOT designed: ${other.toSeq.sorted.mkString(", ")}"))
+
+  def retryAfter(r: FaultRecord): Check =
+    val n503 = r.statuses.getOrElse("503", 0)
+    Check("503 carries Retry-After", r.missingRetryAfter == 0,
+      if n503 == 0 then "no 503" else s"${n503 - r.missingRetryAfter} of $n503 with Retry-After")
+
+  def breaker(r: FaultRecord, e: FaultExpectation): Check =
+    val during = r.seconds.filter(s => s.second >= r.injectAt.toInt && s.second <= r.clearAt.toInt + 1)
+      .flatMap(_.breaker)
+    val opened = during.exists(_ >= 2)
+    val last = r.seconds.flatMap(_.breaker).lastOption
+    val states = Map(0.0 -> "closed", 1.0 -> "half-open", 2.0 -> "open")
+    val text = s"${if opened then "opened" else "stayed closed"} during the fault; " +
+      s"${last.map(v => states.getOrElse(v, v.toString)).getOrElse("unknown")} at the end"
+    e.breaker match
+      case BreakerExpectation.Opens => Check("circuit breaker opens, then closes", opened && last.contains(0.0), text)
+      case BreakerExpectation.StaysClosed => Check("circuit breaker stays closed", !opened && !r.seconds.flatMap(
+          _.breaker).exists(_ > 0), text)
+
+  /** Median OK answers per second before the fault (the first second is the users' ramp and is left out). */
+  def baseline(r: FaultRecord): Double =
+    val perSecond = (1 until r.injectAt.toInt).map(s => r.okPerTenth.slice(s * 10, s * 10 + 10).sum.toDouble)
+    if perSecond.isEmpty then 0.0 else perSecond.sorted.apply(perSecond.size / 2)
+
+  /** Seconds from the clearing to the end of the first 1 s window whose OK rate is back at the recovered share. */
+  def recoverySeconds(r: FaultRecord): Option[Double] =
+    val target = baseline(r) * RecoveredShare
+    val clearTenth = (r.clearAt * 10).toInt
+    (clearTenth + 10 to r.okPerTenth.size).find(end => r.okPerTenth.slice(end - 10, end).sum >= target)
+      .map(end => end / 10.0 - r.clearAt)
+
+  def recovery(r: FaultRecord): Check =
+    val base = baseline(r)
+    recoverySeconds(r) match
+      case Some(s) => Check("throughput back within 5 s", base > 0 && s <= RecoveryLimitSeconds,
+          f"$s%.1f s after clearing, ${RecoveredShare * 100}%.0f %% of the pre-fault $base%.0f OK/s")
+      case None => Check("throughput back within 5 s", false, f"not back to ${RecoveredShare * 100}%.0f %% of $base%.0f OK/s")
+
+  def threads(r: FaultRecord): Check =
+    Check("platform threads back to baseline", r.after.platformThreads <= r.before.platformThreads + ThreadSlack,
+      s"${r.before.platformThreads} before, ${r.after.platformThreads} after")
+
+  def heap(r: FaultRecord): Check =
+    Check("heap back to baseline", r.after.heapMb <= r.before.heapMb * HeapFactor + HeapSlackMb,
+      f"${r.before.heapMb}%.1f MB before, ${r.after.heapMb}%.1f MB after (used, after a full GC)")
+
+  /** Degraded while held; and no longer once Redis is back (its connections re-opened): the last 2 s add none. */
+  def degraded(r: FaultRecord): Check =
+    val values = r.seconds.flatMap(_.degraded)
+    val rose = values.nonEmpty && values.max > values.min
+    val tail = r.seconds.filter(_.second >= r.endAt.toInt - 3).flatMap(_.degraded)
+    val lateDegraded = if tail.size < 2 then Double.NaN else tail.last - tail.head
+    Check("answers degraded (loyalty unavailable) while held, whole again after", rose && lateDegraded == 0,
+      if values.isEmpty then "no gauge"
+      else f"${values.max - values.min}%.0f degraded answers; ${lateDegraded}%.0f in the last ${tail.size - 1} s")

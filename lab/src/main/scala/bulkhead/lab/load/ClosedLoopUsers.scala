@@ -1,0 +1,171 @@
+package bulkhead.lab.load
+
+import java.io.{BufferedInputStream, IOException, InputStream}
+import java.net.{InetSocketAddress, Socket, SocketTimeoutException}
+import java.nio.charset.StandardCharsets.US_ASCII
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
+import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, TimeUnit}
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/**
+ * A group of closed-loop users, each on its own connection to 127.0.0.1: send a request, read the whole answer, send
+ * the next. Unlike wrk it records every request (status or why none came, per second) and unlike JMeter it costs
+ * almost no CPU at a few hundred users, which matters when the server shares 2 cores with it. Users run on virtual
+ * threads where the JDK has them.
+ *
+ * @param keepAlive     reuse the connection (HTTP/1.1 keep-alive); else `Connection: close` and one per request
+ * @param oneShot       each user sends one request and ends (a burst of new connections)
+ * @param honourRetryAfter after a 503 with Retry-After, wait that long (at most `maxRetryAfter`) like a polite client
+ */
+final case class UserGroup(name: String, users: Int, port: Int, path: Int => String, keepAlive: Boolean = true,
+    oneShot: Boolean = false, honourRetryAfter: Boolean = true, readTimeout: FiniteDuration = 20.seconds,
+    maxRetryAfter: FiniteDuration = 5.seconds):
+  require(users >= 0, s"users must be >= 0, was $users")
+
+/** Started users of a group; `stop` ends them (each finishes its request) and `abandon` closes their sockets now. */
+final class RunningGroup(val group: UserGroup, log: RequestLog):
+  private val running = AtomicBoolean(true)
+  private val done = CountDownLatch(group.users)
+  private val sockets = ConcurrentHashMap.newKeySet[Socket]()
+  private val abandoned = AtomicBoolean(false)
+  private val counter = AtomicInteger()
+  private val threads = (0 until group.users).map(i => ClosedLoopUsers.startThread(s"lab-${group.name}-$i", () =>
+    try user(i) finally done.countDown()))
+
+  /** Ends the loop; every user finishes the request it is in (bounded by the read timeout). True if all ended. */
+  def stop(limit: FiniteDuration = group.readTimeout + 5.seconds): Boolean =
+    running.set(false)
+    done.await(limit.toMillis, TimeUnit.MILLISECONDS)
+
+  /** Closes every connection at once: requests without an answer yet are recorded as `error:abandoned`. */
+  def abandon(): Boolean =
+    abandoned.set(true)
+    running.set(false)
+    sockets.asScala.foreach(s => try s.close() catch case _: IOException => ())
+    done.await(10, TimeUnit.SECONDS)
+
+  def finished: Boolean = done.getCount == 0
+
+  private def user(index: Int): Unit =
+    var socket: Socket = null
+    var in: InputStream = null
+    var first = true
+    while running.get && (first || !group.oneShot) do
+      first = false
+      if socket == null then
+        socket = connect()
+        if socket != null then in = BufferedInputStream(socket.getInputStream, 16384)
+      if socket != null then
+        val start = System.nanoTime()
+        val request = s"GET ${group.path(counter.incrementAndGet())} HTTP/1.1\r\nHost: 127.0.0.1:${group.port}\r\n" +
+          (if group.keepAlive then "" else "Connection: close\r\n") + "\r\n"
+        try
+          socket.getOutputStream.write(request.getBytes(US_ASCII))
+          val answer = ClosedLoopUsers.readResponse(in)
+          log.record(group.name, start, answer.status.toString, answer.retryAfter)
+          if answer.close || !group.keepAlive then socket = close(socket)
+          if answer.status == 503 && group.honourRetryAfter then
+            answer.retryAfter.flatMap(_.toLongOption).foreach { s =>
+              val wait = (s * 1000).min(group.maxRetryAfter.toMillis)
+              val until = System.nanoTime() + wait * 1_000_000
+              while running.get && System.nanoTime() < until do Thread.sleep(20)
+            }
+        catch
+          case _: SocketTimeoutException =>
+            log.record(group.name, start, "error:timeout", None)
+            socket = close(socket)
+          case e: IOException =>
+            val kind =
+              if abandoned.get then "abandoned"
+              else if e.isInstanceOf[java.io.EOFException] then "closed"
+              else "reset"
+            log.record(group.name, start, s"error:$kind", None)
+            socket = close(socket)
+      else if running.get then Thread.sleep(100)
+    if socket != null then close(socket)
+
+  private def connect(): Socket =
+    val start = System.nanoTime()
+    val s = Socket()
+    try
+      sockets.add(s)
+      s.setTcpNoDelay(true)
+      s.setSoTimeout(group.readTimeout.toMillis.toInt)
+      s.connect(InetSocketAddress("127.0.0.1", group.port), 5000)
+      s
+    catch
+      case _: IOException =>
+        log.record(group.name, start, "error:connect", None)
+        close(s)
+
+  private def close(s: Socket): Null =
+    sockets.remove(s)
+    try s.close() catch case _: IOException => ()
+    null
+
+object ClosedLoopUsers:
+  def start(group: UserGroup, log: RequestLog): RunningGroup = RunningGroup(group, log)
+
+  final case class Response(status: Int, retryAfter: Option[String], close: Boolean)
+
+  /** Reads one HTTP/1.1 response (Content-Length or chunked body) and returns its status and the headers we need. */
+  def readResponse(in: InputStream): Response =
+    val statusLine = line(in)
+    val status = statusLine.split(' ').lift(1).flatMap(_.toIntOption)
+      .getOrElse(throw IOException(s"not an HTTP status line: '${statusLine.take(80)}'"))
+    var length = 0L
+    var chunked = false
+    var retryAfter: Option[String] = None
+    var close = statusLine.startsWith("HTTP/1.0")
+    var header = line(in)
+    while header.nonEmpty do
+      val i = header.indexOf(':')
+      if i > 0 then
+        val value = header.drop(i + 1).trim
+        header.take(i).trim.toLowerCase match
+          case "content-length" => length = value.toLong
+          case "transfer-encoding" => chunked = value.toLowerCase.contains("chunked")
+          case "retry-after" => retryAfter = Some(value)
+          case "connection" => close = value.equalsIgnoreCase("close")
+          case _ =>
+      header = line(in)
+    if chunked then
+      var size = Integer.parseInt(line(in).split(';')(0).trim, 16)
+      while size > 0 do
+        skip(in, size + 2L)
+        size = Integer.parseInt(line(in).split(';')(0).trim, 16)
+      while line(in).nonEmpty do ()
+    else skip(in, length)
+    Response(status, retryAfter, close)
+
+  private def line(in: InputStream): String =
+    val sb = StringBuilder()
+    var c = in.read()
+    while c != '\n' do
+      if c < 0 then throw java.io.EOFException("connection closed before the answer")
+      if c != '\r' then sb.append(c.toChar)
+      c = in.read()
+    sb.toString
+
+  private def skip(in: InputStream, n: Long): Unit =
+    var left = n
+    while left > 0 do
+      val s = in.skip(left)
+      if s <= 0 then
+        if in.read() < 0 then throw java.io.EOFException("connection closed in the body") else left -= 1
+      else left -= s
+
+  /** A virtual thread on JDK 21+ (through reflection: the lab compiles for 17), else a platform thread. */
+  def startThread(name: String, body: Runnable): Thread =
+    try
+      val builder = classOf[Thread].getMethod("ofVirtual").invoke(null)
+      val named = Class.forName("java.lang.Thread$Builder").getMethod("name", classOf[String]).invoke(builder, name)
+      Class.forName("java.lang.Thread$Builder").getMethod("start", classOf[Runnable]).invoke(named, body)
+        .asInstanceOf[Thread]
+    catch
+      case _: NoSuchMethodException | _: ClassNotFoundException =>
+        val t = Thread(body, name)
+        t.setDaemon(true)
+        t.start()
+        t

@@ -1,0 +1,94 @@
+package bulkhead.lab.cli
+
+import bulkhead.lab.process.Children
+import bulkhead.lab.testkit.Fixtures
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import scala.concurrent.duration.*
+
+/**
+ * Every bad flag or value of the service, the stub and the lab, run as the real programs: a message naming the bad
+ * flag, key or value, a non-zero exit, and nothing started.
+ */
+class CommandLineSpec extends AnyFlatSpec with Matchers:
+  private val launch = Fixtures.launch
+  private val labClasspath =
+    s"${java.nio.file.Path.of("target/classes").toAbsolutePath}:${java.nio.file.Files.readString(
+      java.nio.file.Path.of("target/runtime-classpath.txt")).trim}"
+
+  private def run(classpath: String, main: String, args: Seq[String]): (Int, String) =
+    val p = ProcessBuilder((Seq(launch.java) ++ launch.jvmFlags ++ Seq("-Xmx128m", "-cp", classpath, main) ++ args)*)
+      .redirectErrorStream(true).start()
+    val out = scala.concurrent.Future(String(p.getInputStream.readAllBytes()))(scala.concurrent.ExecutionContext.global)
+    if !p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) then
+      p.destroyForcibly()
+      fail(s"$main ${args.mkString(" ")} did not exit in 60 s")
+    (p.exitValue(), scala.concurrent.Await.result(out, 5.seconds))
+
+  private def refused(classpath: String, main: String, args: Seq[String], named: String): Unit =
+    val (code, out) = run(classpath, main, args)
+    withClue(s"${args.mkString(" ")} -> exit $code: $out") {
+      code should not be 0
+      out should include(named)
+      out should not include "\tat "
+      out should not include "listening"
+    }
+
+  private val serviceBad: Seq[(Seq[String], String)] = Seq(
+    Seq("--port", "70000") -> "--port",
+    Seq("--port", "abc") -> "--port",
+    Seq("--no-such-flag") -> "--no-such-flag",
+    Seq("--max-connections", "0") -> "max-connections",
+    Seq("--max-connections", "many") -> "max-connections",
+    Seq("--backlog", "-1") -> "backlog",
+    Seq("--blocking-pool-size", "0") -> "fixed-pool-size",
+    Seq("--parallelism-min", "9", "--parallelism-max", "2") -> "parallelism-max",
+    Seq("--routees", "0") -> "routees",
+    Seq("--max-in-flight", "-5") -> "max-in-flight",
+    Seq("--soap-mode", "telepathic") -> "soap.mode",
+    Seq("--soap-endpoint", "not a url") -> "soap.endpoint",
+    Seq("--redis-uri", "http://x") -> "redis.uri",
+    Seq("--redis-connections", "some") -> "redis.connections",
+    Seq("--metrics-port", "99999") -> "metrics.port",
+    Seq("--set", "bulkhead.no.such.key=1") -> "bulkhead.no.such.key",
+    Seq("--set", "novalue") -> "--set",
+    Seq("--set", "bulkhead.service.server.idle-timeout=forever") -> "idle-timeout",
+    Seq("--config", "/no/such/file.conf") -> "/no/such/file.conf")
+
+  "The service" should "refuse every bad flag or value with a message naming it" in {
+    serviceBad.foreach((args, named) => refused(launch.serviceClasspath, "bulkhead.service.Main", args, named))
+  }
+
+  private val stubBad: Seq[(Seq[String], String)] = Seq(
+    Seq("--port", "-2") -> "--port",
+    Seq("--latency", "slow") -> "slow",
+    Seq("--latency", "uniform:9:1") -> "uniform:9:1",
+    Seq("--fault", "meteor=0.5") -> "meteor",
+    Seq("--fault", "reset=2") -> "reset=2",
+    Seq("--customers", "0") -> "--customers",
+    Seq("--admin-port", "70000") -> "--admin-port",
+    Seq("--host", "0.0.0.0") -> "admin-port",
+    Seq("--what") -> "--what")
+
+  "The stub" should "refuse every bad flag or value with a message naming it" in {
+    stubBad.foreach((args, named) => refused(launch.stubClasspath, "bulkhead.stub.Main", args, named))
+  }
+
+  private val labBad: Seq[(Seq[String], String)] = Seq(
+    Seq("fly") -> "fly",
+    Seq("run", "--bogus") -> "--bogus",
+    Seq("run") -> "scenario",
+    Seq("run", "/no/such/scenario.conf") -> "/no/such/scenario.conf",
+    Seq("threads", "abc") -> "abc",
+    Seq("threads", "1", "--every", "soon") -> "soon",
+    Seq("threads", "1", "--count", "0") -> "--count",
+    Seq("analyze", "/no/such/dump.txt") -> "/no/such/dump.txt",
+    Seq("faults", "--only", "meteor") -> "meteor",
+    Seq("faults", "--fast") -> "--fast",
+    Seq("demo", "--quick") -> "--quick",
+    Seq("bench", "teleport") -> "teleport")
+
+  "The lab" should "refuse every bad command, flag or value with a message naming it" in {
+    labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
+  }

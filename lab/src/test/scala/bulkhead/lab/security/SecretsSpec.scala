@@ -1,0 +1,66 @@
+package bulkhead.lab.security
+
+import bulkhead.lab.SeedRedis
+import bulkhead.lab.process.{Children, Stack}
+import bulkhead.lab.testkit.Fixtures
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.nio.file.Files
+
+/**
+ * The service in its own JVM against a redis-server that requires a password: it authenticates with the URI's
+ * password, and the password appears neither in its log nor in /metrics, also when it is wrong. /metrics can be
+ * moved to a listener of its own.
+ */
+class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
+  private val password = "pw-Zq7-never-logged"
+  private val dir = Files.createTempDirectory("lab-secrets")
+  private val stack = Stack(Fixtures.launch, dir)
+  private lazy val redis = stack.redis(extra = Seq("--requirepass", password))
+  private lazy val stub = stack.stub(Seq("--latency", "fixed:10", "--customers", "100"))
+
+  override def afterAll(): Unit = Children.stopAll()
+
+  private def service(uri: String, extra: Seq[String] = Nil) =
+    stack.service(Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri", uri) ++ extra, heap = "-Xmx256m")
+
+  "A Redis URI with a password" should "authenticate, enrich the answer, and keep the password out of logs and metrics" in {
+    SeedRedis.load(s"redis://:$password@127.0.0.1:${redis.port}", 100)
+    val s = service(s"redis://:$password@127.0.0.1:${redis.port}")
+    try
+      val body = Stack.get(s.url("/customers/7")).fold(e => fail(e), identity)
+      body should include(""""loyalty"""")
+      body should include(SeedRedis.profile(7)("tier"))
+      Stack.get(s.url("/metrics")).fold(e => fail(e), identity) should not include password
+    finally s.child.stop()
+    Files.readString(s.child.log) should not include password
+  }
+
+  it should "degrade the answer when the password is wrong, still without printing it" in {
+    val wrong = "wrong-Xy9-secret"
+    val s = service(s"redis://:$wrong@127.0.0.1:${redis.port}")
+    try
+      val body = Stack.get(s.url("/customers/7")).fold(e => fail(e), identity)
+      body should include("unavailable")
+      Stack.get(s.url("/metrics")).fold(e => fail(e), identity) should not include wrong
+    finally s.child.stop()
+    val log = Files.readString(s.child.log)
+    log should not include wrong
+    log should not include password
+  }
+
+  "/metrics on its own listener" should "answer there and not on the service's port" in {
+    val s = service(s"redis://:$password@127.0.0.1:${redis.port}", Seq("--metrics-port", "0"))
+    try
+      val log = Files.readString(s.child.log)
+      val metricsPort = """metrics at http://127\.0\.0\.1:(\d+)/metrics""".r.findFirstMatchIn(log).map(_.group(1).toInt)
+        .getOrElse(fail(s"the service did not log where /metrics is: $log"))
+      metricsPort should not be s.port
+      Stack.get(s"http://127.0.0.1:$metricsPort/metrics").fold(e => fail(e), identity) should include(
+        "soap_circuit_state")
+      Stack.get(s.url("/metrics")) shouldBe Left(s"HTTP 404 from ${s.url("/metrics")}")
+      Stack.get(s.url("/hello")) shouldBe Right("OK")
+    finally s.child.stop()
+  }
