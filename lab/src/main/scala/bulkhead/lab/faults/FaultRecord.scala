@@ -6,7 +6,7 @@ import com.typesafe.config.ConfigFactory
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
 
-/** Platform threads (from /proc) and used heap after a full GC (from /metrics) of the service. */
+/** Platform threads but HotSpot's GC/JIT workers (from /proc) and used heap after a full GC (/metrics) of the service. */
 final case class Resources(platformThreads: Int, heapMb: Double)
 
 /** One second of a fault run: answers by outcome (by the second they ended in) and the service's gauges. */

@@ -34,12 +34,12 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
       thread.join(5000)
       rows.asScala.toMap)
 
-  /** Platform threads and heap used after a full GC: what must come back to its level after a fault. */
+  /** Platform threads (without HotSpot's GC/JIT workers) and heap used after a full GC: what must come back. */
   def resources(): Resources =
     Attach.jcmd(pid, "GC.run")
     Thread.sleep(200)
     val heap = Stack.get(metricsUrl, 5.seconds).toOption.map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
-    Resources(ProcessThreads.read(pid).map(_.threads).getOrElse(-1), heap.getOrElse(Double.NaN))
+    Resources(ProcessThreads.application(pid).getOrElse(-1), heap.getOrElse(Double.NaN))
 
 object ServiceGauges:
   final class Sampling(val stop: () => Map[Int, SecondRow])

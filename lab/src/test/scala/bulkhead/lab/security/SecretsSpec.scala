@@ -43,7 +43,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     val s = service(s"redis://:$wrong@127.0.0.1:${redis.port}")
     try
       val body = Stack.get(s.url("/customers/7")).fold(e => fail(e), identity)
-      body should include("unavailable")
+      body should include(""""loyalty":{"available":false}""")
       Stack.get(s.url("/metrics")).fold(e => fail(e), identity) should not include wrong
     finally s.child.stop()
     val log = Files.readString(s.child.log)
