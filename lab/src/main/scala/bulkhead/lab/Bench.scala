@@ -2,7 +2,7 @@ package bulkhead.lab
 
 import bulkhead.lab.diagnose.LittlesLaw
 import bulkhead.lab.load.{Wrk, WrkLoad}
-import bulkhead.lab.process.{Children, Launch, Served, Stack}
+import bulkhead.lab.process.{Children, Launch, Served, Stack, Target}
 import bulkhead.lab.report.{BenchReport, Environment}
 import bulkhead.lab.sample.{MetricsScrape, ProcessThreads}
 import scopt.OParser
@@ -26,8 +26,8 @@ object Bench:
     import b.*
     OParser.sequence(
       programName("bulkhead bench"),
-      arg[String]("<suite>").text("work | enrichment").validate(s =>
-        if Set("work", "enrichment")(s) then success else failure(s"unknown suite '$s': work | enrichment"))
+      arg[String]("<suite>").text(Suites.mkString(" | ")).validate(s =>
+        if Suites.contains(s) then success else failure(s"unknown suite '$s': ${Suites.mkString(" | ")}"))
         .action((s, o) => o.copy(suite = s)),
       opt[Int]("duration").valueName("<seconds>").text("measured seconds per case (default 15)")
         .validate(d => if d >= 1 && d <= 3600 then success else failure(s"--duration must be 1..3600, was $d"))
@@ -42,6 +42,21 @@ object Bench:
       opt[String]("out").valueName("<dir>").text("where to write results (default docs/results/<date>-bench-<suite>)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help"))
+
+  val Suites: Seq[String] = Seq("work", "enrichment", "hello", "connections")
+
+  /** Issue 6: /hello at -c100 against the machine's ceiling (nginx) and an untuned Pekko HTTP server. */
+  def helloCases: Seq[BenchCase] = Seq(
+    BenchCase("bulkhead", Nil, "/hello", 100, 2, None, "pre-built response outside the routing tree"),
+    BenchCase("pekko-minimal", Nil, "/hello", 100, 2, None, "Pekko HTTP 1.3 hello world, default settings",
+      Target.PekkoMinimal),
+    BenchCase("akka-http", Nil, "/hello", 100, 2, None, "Akka HTTP 10.2.10, the seeds' framework", Target.AkkaHttp),
+    BenchCase("nginx", Nil, "/hello", 100, 2, None, "nginx, 1 worker: the ceiling of this machine", Target.Nginx))
+
+  /** Seed 001's command on 1 s of non-blocking work: 10,000 connections, each answered once a second. */
+  def connectionCases: Seq[BenchCase] = Seq(
+    BenchCase("async-c10000", Nil, "/work/async?ms=1000", 10000, 6, Some(LittlesLaw.clients(10000, 1.0)),
+      "wrk -t6 -c10000 (seed 001); a timer per request, no thread held"))
 
   def workCases: Seq[BenchCase] =
     val work = 0.1
@@ -73,7 +88,11 @@ object Bench:
 
   def main(args: Array[String]): Unit =
     val options = OParser.parse(parser, args, Options()).getOrElse(sys.exit(2))
-    val all = if options.suite == "work" then workCases else enrichmentCases
+    val all = options.suite match
+      case "work" => workCases
+      case "enrichment" => enrichmentCases
+      case "hello" => helloCases
+      case _ => connectionCases
     val unknown = options.only.filterNot(n => all.exists(_.name == n))
     if unknown.nonEmpty then
       System.err.println(s"bulkhead bench: unknown case ${unknown.mkString(", ")}; cases: ${all.map(_.name).mkString(", ")}")
@@ -95,6 +114,7 @@ object Bench:
       runs.foreach(r => Files.writeString(out.resolve(s"wrk-${r.benchCase.name}-round${r.round}.txt"), r.wrkOutput))
       println()
       println(report.table)
+      println(report.ratios)
       println(s"\nwritten: ${out.resolve("README.md")}")
     catch
       case e: Exception =>
@@ -119,7 +139,8 @@ object Bench:
       yield
         println(s"[round $round/${options.rounds}] ${c.name}: wrk -t${c.threads} -c${c.connections} ${c.path} " +
           s"(${options.warmup.toSeconds}s warm-up + ${options.duration.toSeconds}s)")
-        val service = stack.service(c.serviceArgs ++ backing)
+        val service =
+          if c.target == Target.Bulkhead then stack.service(c.serviceArgs ++ backing) else stack.peer(c.target, c.serviceArgs)
         try measure(c, round, service, options)
         finally service.child.stop()
     finally

@@ -4,9 +4,9 @@ import bulkhead.lab.diagnose.Cap
 
 import scala.concurrent.duration.FiniteDuration
 
-/** One configuration measured by a benchmark: the service's flags, the load, and the Little's-law bound. */
+/** One configuration measured by a benchmark: the server (bulkhead or a peer), its flags, the load, the bound. */
 final case class BenchCase(name: String, serviceArgs: Seq[String], path: String, connections: Int, threads: Int,
-    bound: Option[Cap], note: String)
+    bound: Option[Cap], note: String, target: String = bulkhead.lab.process.Target.Bulkhead)
 
 /** One measured run of a case. */
 final case class BenchRun(benchCase: BenchCase, round: Int, requestsPerSecond: Double, p50Ms: Option[Double],

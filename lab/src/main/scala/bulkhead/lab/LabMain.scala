@@ -90,16 +90,18 @@ object LabMain:
         val runner = ScenarioRunner(launch, Files.createTempDirectory("bulkhead-lab"), println)
         val started = System.nanoTime()
         println(s"bulkhead lab: ${list.size} scenarios; report in $dir")
-        val outcomes = list.zipWithIndex.map { (s, i) =>
+        val outcomes = list.zipWithIndex.flatMap { (s, i) =>
           val elapsed = (System.nanoTime() - started) / 1e9
-          println(f"[${i + 1}/${list.size}, ${elapsed / 60}%.1f min] ${s.name}: ${s.load.describe(s.path)}")
-          val r = runner.run(s)
-          r match
+          println(f"[${i + 1}/${list.size}, ${elapsed / 60}%.1f min] ${s.name} on ${s.targets.mkString(", ")}: " +
+            s.load.describe(s.path))
+          val rs = runner.runAll(s)
+          rs.foreach {
             case Right(res) =>
-              println(f"  => ${res.figures.requestsPerSecond}%.1f req/s, bound ${res.bound}%.1f (${res.diagnosis.cap}); " +
-                res.diagnosis.explanation)
+              println(f"  => ${res.scenario.name}: ${res.figures.requestsPerSecond}%.1f req/s, bound ${res.bound}%.1f " +
+                s"(${res.diagnosis.cap}); ${res.diagnosis.explanation}")
             case Left(err) => println(s"  => did not run: $err")
-          r
+          }
+          rs
         }
         val results: Seq[ScenarioResult] = outcomes.collect { case Right(r) => r }
         val failures = outcomes.collect { case Left(e) => e }

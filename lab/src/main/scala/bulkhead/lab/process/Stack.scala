@@ -6,15 +6,20 @@ import java.nio.file.{Files, Path}
 import scala.concurrent.duration.*
 import scala.util.Using
 
-/** Where the lab finds the JVMs it starts: set by the launcher (./bulkhead) as system properties. */
-final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String)
+/**
+ * Where the lab finds the JVMs it starts: set by the launcher (./bulkhead) as system properties. `peers` holds the
+ * classpath of each peer server module (akka-http, spray, pekko-minimal) that was built.
+ */
+final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String,
+    peers: Map[String, String] = Map.empty)
 
 object Launch:
   def fromSystem(): Launch =
     def prop(k: String) = Option(System.getProperty(k)).filter(_.nonEmpty)
       .getOrElse(throw IllegalStateException(s"system property $k is not set: run the lab through ./bulkhead"))
+    val peers = Target.JvmPeers.flatMap(p => Option(System.getProperty(s"bulkhead.peer.$p.classpath")).map(p -> _))
     Launch(prop("bulkhead.java"), sys.env.getOrElse("BULKHEAD_JVM_FLAGS", "").split("\\s+").filter(_.nonEmpty).toSeq,
-      prop("bulkhead.service.classpath"), prop("bulkhead.stub.classpath"))
+      prop("bulkhead.service.classpath"), prop("bulkhead.stub.classpath"), peers.toMap)
 
 /** A started process and the port it serves. */
 final case class Served(child: Child, port: Int):
@@ -33,10 +38,24 @@ final class Stack(launch: Launch, dir: Path):
 
   def stub(args: Seq[String]): Served = jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m"), args)
 
+  /**
+   * A peer server (Target.Peers): its own JVM, or nginx. Of the scenario's flags it gets the ones the seeds varied
+   * (--blocking-pool-size, --max-connections); its readiness is its /hello.
+   */
+  def peer(target: String, serviceFlags: Seq[String]): Served =
+    val flags = Target.peerFlags(serviceFlags)
+    target match
+      case Target.Nginx => Nginx.start(dir)
+      case jvmPeer =>
+        val classpath = launch.peers.getOrElse(jvmPeer, throw IllegalStateException(
+          s"peer '$jvmPeer' is not built (no classpath): run the lab through ./bulkhead, which builds peers/"))
+        jvm(jvmPeer, classpath, Target.mainClass(jvmPeer), Seq("-Xmx1g", "-Xss512k"), flags, ready = "/hello")
+
   def service(args: Seq[String], heap: String = "-Xmx2g"): Served =
     jvm("service", launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k"), args)
 
-  private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String]): Served =
+  private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
+      ready: String = "/health"): Served =
     val portFile = dir.resolve(s"$name.port")
     Files.deleteIfExists(portFile)
     val command = Seq(launch.java) ++ launch.jvmFlags ++ jvmArgs ++ Seq("-cp", classpath, main, "--port", "0",
@@ -51,7 +70,7 @@ final class Stack(launch: Launch, dir: Path):
         throw IllegalStateException(s"$name did not start in 60 s; see ${child.log}")
       Thread.sleep(50)
     val served = Served(child, Files.readString(portFile).trim.toInt)
-    Stack.awaitHealth(served)
+    Stack.awaitReady(served, ready)
     served
 
 object Stack:
@@ -82,10 +101,14 @@ object Stack:
       if r.statusCode() == 200 then Right(r.body()) else Left(s"HTTP ${r.statusCode()} from $url: ${r.body()}")
     catch case e: Exception => Left(s"$url: ${e.getMessage}")
 
-  private def awaitHealth(s: Served): Unit =
+  def awaitReady(s: Served, path: String): Unit =
     val deadline = System.nanoTime() + 30.seconds.toNanos
-    while get(s.url("/health")).isLeft do
-      if System.nanoTime() > deadline then throw IllegalStateException(s"${s.child.name} never became healthy")
+    while get(s.url(path)).isLeft do
+      if !s.child.isAlive then
+        throw IllegalStateException(s"${s.child.name} exited at start: ${Files.readString(s.child.log).takeRight(2000)}")
+      if System.nanoTime() > deadline then
+        s.child.stop()
+        throw IllegalStateException(s"${s.child.name} never answered $path; see ${s.child.log}")
       Thread.sleep(50)
 
   private def accepts(port: Int): Boolean =

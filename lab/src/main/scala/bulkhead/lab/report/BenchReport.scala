@@ -31,11 +31,20 @@ final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCa
   def table: String =
     (Seq(header, header.map(_ => "---")) ++ cases.map(row)).map(_.mkString("| ", " | ", " |")).mkString("\n")
 
+  /** Median req/s of a case over its rounds. */
+  def medianOf(name: String): Double = median(runs.filter(_.benchCase.name == name).map(_.requestsPerSecond))
+
+  /** bulkhead's median over each other case's (the /hello suite: to nginx, to an untuned Pekko HTTP). */
+  def ratios: String =
+    if !cases.exists(_.name == "bulkhead") || cases.size < 2 then ""
+    else cases.filterNot(_.name == "bulkhead").map(c => f"bulkhead / ${c.name} = ${medianOf("bulkhead") /
+      medianOf(c.name)}%.2f").mkString("Ratios of medians: ", "; ", ".")
+
   def markdown: String =
     s"""# bulkhead bench $suite
        |
        |Written by `./bulkhead bench $suite --duration ${options.duration.toSeconds} --warmup ${options.warmup.toSeconds} --rounds ${options.rounds}`.
-       |Each case starts a fresh service JVM, warms it with wrk for ${options.warmup.toSeconds} s (not measured), then
+       |Each case starts a fresh server (JVM or nginx), warms it with wrk for ${options.warmup.toSeconds} s (not measured), then
        |measures ${options.duration.toSeconds} s with `wrk --latency --timeout 10s`; cases are interleaved in each round and
        |the table gives the median over ${options.rounds} round(s). Threads and resident memory are sampled from
        |/proc/<pid>/status every 0.5 s (platform threads only: virtual threads are not OS threads); busy pool threads are
@@ -45,7 +54,9 @@ final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCa
        |
        |@@TABLE@@
        |
-       |Cases: ${cases.map(c => s"`${c.name}`: ${c.note}; service flags `${c.serviceArgs.mkString(" ")}`").mkString("; ")}.
+       |$ratios
+       |
+       |Cases: ${cases.map(c => s"`${c.name}`: ${c.note}; ${c.target} with flags `${c.serviceArgs.mkString(" ")}`").mkString("; ")}.
        |
        |Raw wrk outputs: `wrk-<case>-round<N>.txt` beside this file.
        |""".stripMargin.replace("@@TABLE@@", table)

@@ -58,6 +58,7 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |
        |@@TABLE@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
+       |${SideBySide.table(results)}
        |## Scenarios
        |
        |$details""".stripMargin.replace("@@TABLE@@", table)

@@ -3,7 +3,7 @@ package bulkhead.lab.run
 import bulkhead.lab.SeedRedis
 import bulkhead.lab.diagnose.{Diagnosis, Observation}
 import bulkhead.lab.load.{RampDriver, Wrk, WrkLoad}
-import bulkhead.lab.process.{Launch, Served, Stack}
+import bulkhead.lab.process.{Launch, Served, Stack, Target}
 import bulkhead.lab.sample.{CpuUsage, MetricsScrape, ProcessThreads, ThreadSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
 
@@ -45,7 +45,45 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
     finally started.foreach(_.child.stop())
 
-  private def measure(s: Scenario, service: Served, dir: Path): ScenarioResult =
+  /**
+   * Every target of the scenario, side by side: all started, then the attempts interleaved (A B C, A B C: seed 002's
+   * three attempts per server for the JIT, without one server's warm-up favouring it), the last round measured and
+   * sampled per target. A scenario of bulkhead alone runs as `run`.
+   */
+  def runAll(s: Scenario): Seq[Either[String, ScenarioResult]] =
+    if s.targets == Seq(Target.Bulkhead) then Seq(run(s))
+    else
+      val dir = workDir.resolve(s.name)
+      Files.createDirectories(dir)
+      val stack = Stack(launch, dir)
+      var started = List.empty[Served]
+      try
+        val servers = s.targets.map { t =>
+          progress(s"  starting $t")
+          val served = if t == Target.Bulkhead then stack.service(s.serviceFlags) else stack.peer(t, s.serviceFlags)
+          started ::= served
+          t -> served
+        }
+        if s.warmup > Duration.Zero then
+          progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT), not measured")
+          servers.foreach((_, served) => Wrk.run(WrkLoad(2.min(s.load.concurrency), s.load.concurrency, s.warmup,
+            10.seconds, served.url(s.path))))
+        val earlier = (1 until s.attempts).flatMap { i =>
+          servers.map { (t, served) =>
+            progress(s"  attempt $i of ${s.attempts}: $t")
+            t -> drive(s, served.url(s.path), dir).fold(e => throw IllegalStateException(e), _.requestsPerSecond)
+          }
+        }.groupMap(_._1)(_._2)
+        servers.map { (t, served) =>
+          progress(s"  attempt ${s.attempts} of ${s.attempts} (sampled): $t")
+          val one = s.copy(name = s"${s.name}@$t", attempts = 1, warmup = Duration.Zero, targets = Seq(t))
+          val r = measure(one, served, Files.createDirectories(dir.resolve(t)), jvm = t != Target.Nginx)
+          Right(r.copy(attempts = earlier.getOrElse(t, Nil) :+ r.figures.requestsPerSecond))
+        }
+      catch case e: Exception => Seq(Left(s"${s.name}: ${e.getMessage}"))
+      finally started.foreach(_.child.stop())
+
+  private def measure(s: Scenario, service: Served, dir: Path, jvm: Boolean = true): ScenarioResult =
     val idle = Stack.get(service.url("/metrics")).map(MetricsScrape.parse).getOrElse(MetricsScrape(Map.empty))
     val poolSizes = ScenarioRunner.poolSizes(idle)
     val url = service.url(s.path)
@@ -76,7 +114,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       val count = scrape.map(ScenarioRunner.requestCount)
       val rate = for (c, now) <- count.map(_ -> t); (c0, t0) <- lastCount if now > t0 yield (c - c0) / (now - t0)
       count.foreach(c => lastCount = Some(c -> t))
-      val pools = ThreadSampler.sample(service.child.pid).getOrElse(Nil)
+      val pools = if jvm then ThreadSampler.sample(service.child.pid).getOrElse(Nil) else Nil
       val proc = ProcessThreads.read(service.child.pid)
       timeline :+= TimePoint(t, rate, proc.map(_.threads), proc.map(_.residentMb),
         scrape.flatMap(_.get("http_server_connections_open")), pools)

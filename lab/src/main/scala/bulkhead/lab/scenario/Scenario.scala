@@ -1,5 +1,6 @@
 package bulkhead.lab.scenario
 
+import bulkhead.lab.process.Target
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
 
 import java.nio.file.Path
@@ -43,7 +44,9 @@ final case class Scenario(
     sampleEvery: FiniteDuration,
     workSeconds: Double,
     attempts: Int,
-    source: Path)
+    source: Path,
+    /** Servers loaded by this scenario, side by side (bulkhead, akka-http, spray, pekko-minimal, nginx). */
+    targets: Seq[String] = Seq(Target.Bulkhead))
 
 object Scenario:
   /** Every key a scenario file may have; anything else is a mistake and is refused with its name. */
@@ -52,7 +55,7 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts")
+    "attempts", "target", "targets")
 
   /** Reads a scenario file; `short` shortens the load for the demo (the seeds' own durations otherwise). */
   def load(file: Path, short: Boolean = false): Either[String, Scenario] =
@@ -72,13 +75,16 @@ object Scenario:
     def opt(k: String) = if c.hasPath(k) then Some(c.getString(k)) else None
     def list(k: String) = if c.hasPath(k) then c.getStringList(k).asScala.toSeq else Nil
     val driver = opt("load.driver").getOrElse("wrk")
+    val targets = if c.hasPath("targets") then list("targets") else Seq(opt("target").getOrElse(Target.Bulkhead))
     val load: Either[String, Load] = driver match
       case "wrk" =>
         val connections = int("load.connections", 100)
         val full: Load.Wrk = Load.Wrk(int("load.threads", 2), connections, dur("load.duration", 30.seconds),
           dur("load.timeout", 10.seconds))
         // The demo keeps the seeds' connection counts up to 2,000 (enough to pass max-connections = 1024).
-        Right(if short then full.copy(duration = full.duration.min(20.seconds),
+        // Attempts interleaved over several servers multiply the time: 10 s each in the short form.
+        val cap = if int("attempts", 1) > 1 then 10.seconds else 20.seconds
+        Right(if short then full.copy(duration = full.duration.min(cap),
           connections = full.connections.min(2000)) else full)
       case "ramp" =>
         val full: Load.Ramp = Load.Ramp(int("load.clients", 20), dur("load.ramp-up", 10.seconds), int("load.ramp-steps", 4),
@@ -94,7 +100,12 @@ object Scenario:
         Option.when(l.concurrency < 1)("load.connections / load.clients must be at least 1"),
         Option.when(int("load.threads", 2) < 1)("load.threads must be at least 1"),
         Option.when(c.hasPath("work-seconds") && c.getDouble("work-seconds") <= 0)("work-seconds must be positive"),
-        Option.when(int("attempts", 1) < 1 || int("attempts", 1) > 10)("attempts must be 1..10"))
+        Option.when(int("attempts", 1) < 1 || int("attempts", 1) > 10)("attempts must be 1..10"),
+        targets.find(t => !Target.All.contains(t)).map(t =>
+          s"unknown target '$t', expected ${Target.All.mkString(", ")}"),
+        Option.when(targets.isEmpty)("targets must name at least one server"),
+        Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
+          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"))
       checks.flatten.headOption.map(e => Left(s"$file: $e")).getOrElse(Right(Scenario(
         name = opt("name").getOrElse(file.getFileName.toString.stripSuffix(".conf")),
         title = opt("title").getOrElse(""),
@@ -112,7 +123,8 @@ object Scenario:
         workSeconds = if c.hasPath("work-seconds") then c.getDouble("work-seconds") else 0.0,
         // Seed 002 ran each server 3 times in a row (JIT warm-up) and reported every attempt.
         attempts = int("attempts", 1),
-        source = file)))
+        source = file,
+        targets = targets)))
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

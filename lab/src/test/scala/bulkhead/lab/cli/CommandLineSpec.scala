@@ -75,6 +75,14 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     stubBad.foreach((args, named) => refused(launch.stubClasspath, "bulkhead.stub.Main", args, named))
   }
 
+  "The peers" should "refuse bad flags with a message naming them" in {
+    for
+      peer <- bulkhead.lab.process.Target.JvmPeers
+      (args, named) <- Seq(Seq("--port", "abc") -> "--port", Seq("--bogus", "1") -> "--bogus",
+        Seq("--blocking-pool-size", "0") -> "--blocking-pool-size", Seq("--port") -> "--port")
+    do refused(launch.peers(peer), bulkhead.lab.process.Target.mainClass(peer), args, named)
+  }
+
   private val labBad: Seq[(Seq[String], String)] = Seq(
     Seq("fly") -> "fly",
     Seq("run", "--bogus") -> "--bogus",

@@ -1,6 +1,6 @@
 package bulkhead.lab.testkit
 
-import bulkhead.lab.process.Launch
+import bulkhead.lab.process.{Launch, Target}
 
 import java.nio.file.{Files, Path}
 import scala.io.Source
@@ -22,4 +22,5 @@ object Fixtures:
     val feature = Runtime.version().feature()
     val flags = (if feature >= 21 then Seq("--add-opens=java.base/java.lang=ALL-UNNAMED") else Nil) ++
       (if feature >= 24 then Seq("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow") else Nil)
-    Launch(java, flags, classpath("service"), classpath("stub"))
+    Launch(java, flags, classpath("service"), classpath("stub"),
+      Target.JvmPeers.map(p => p -> classpath(s"peers/$p")).toMap)

@@ -1,0 +1,52 @@
+package bulkhead.lab.peers
+
+import bulkhead.lab.process.{Children, Stack, Target}
+import bulkhead.lab.report.SideBySide
+import bulkhead.lab.run.ScenarioRunner
+import bulkhead.lab.scenario.Scenario
+import bulkhead.lab.testkit.Fixtures
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.nio.file.{Files, Path}
+
+/** The seeds' servers and the ceiling, each in its own process, started by the lab as a scenario's targets. */
+class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
+  private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-peers"))
+  override def afterAll(): Unit = Children.stopAll()
+
+  Seq(Target.AkkaHttp, Target.Spray, Target.PekkoMinimal, Target.Nginx).foreach { target =>
+    s"The $target peer" should "answer /hello with OK" in {
+      val peer = stack.peer(target, Nil)
+      try Stack.get(peer.url("/hello")) shouldBe Right("OK")
+      finally peer.child.stop()
+    }
+  }
+
+  "The Akka HTTP peer" should "run seed 001's work on the default dispatcher, on its blocking dispatcher, and on a timer" in {
+    val peer = stack.peer(Target.AkkaHttp, Seq("--blocking-pool-size", "3", "--routees", "5"))
+    try
+      Seq("/work/default?ms=20", "/work/pool?ms=20", "/work/async?ms=20").foreach(p =>
+        Stack.get(peer.url(p)) shouldBe Right("OK"))
+      // Seed 001's dispatcher: threads named after it, as many as --blocking-pool-size once busy.
+      (1 to 6).map(_ => scala.concurrent.Future(Stack.get(peer.url("/work/pool?ms=300")))(
+        scala.concurrent.ExecutionContext.global)).foreach(f => scala.concurrent.Await.result(f,
+        scala.concurrent.duration.Duration(10, "s")) shouldBe Right("OK"))
+      val dump = bulkhead.lab.sample.ThreadSampler.dump(peer.child.pid).fold(e => fail(e), identity)
+      "\"akka-http-peer-my-blocking-dispatcher-\\d+\"".r.findAllIn(dump).size shouldBe 3
+    finally peer.child.stop()
+  }
+
+  "A scenario with two targets" should "run their attempts interleaved and compare them side by side" in {
+    val scenario = Scenario.load(Path.of("scenarios/ci/hello-side-by-side.conf").toAbsolutePath).fold(e => fail(e), identity)
+    val results = ScenarioRunner(Fixtures.launch, Files.createTempDirectory("lab-side"), println).runAll(scenario)
+    val ok = results.map(_.fold(e => fail(e), identity))
+    ok.map(_.scenario.name) shouldBe Seq("hello-side-by-side@pekko-minimal", "hello-side-by-side@nginx")
+    ok.foreach { r =>
+      r.attempts should have size 2
+      r.attempts.foreach(_ should be > 0.0)
+      r.figures.errors shouldBe 0
+    }
+    SideBySide.table(ok) should include("pekko-minimal / nginx")
+  }
