@@ -21,6 +21,9 @@ object Bench:
   final case class Options(suite: String = "", duration: FiniteDuration = 15.seconds,
       warmup: FiniteDuration = 5.seconds, rounds: Int = 3, only: Seq[String] = Nil, out: Option[Path] = None)
 
+  // Before the parser, which reads it while the object initialises.
+  val Suites: Seq[String] = Seq("work", "enrichment", "hello", "connections")
+
   private val parser =
     val b = OParser.builder[Options]
     import b.*
@@ -42,8 +45,6 @@ object Bench:
       opt[String]("out").valueName("<dir>").text("where to write results (default docs/results/<date>-bench-<suite>)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help"))
-
-  val Suites: Seq[String] = Seq("work", "enrichment", "hello", "connections")
 
   /** Issue 6: /hello at -c100 against the machine's ceiling (nginx) and an untuned Pekko HTTP server. */
   def helloCases: Seq[BenchCase] = Seq(
