@@ -11,12 +11,16 @@ import scala.util.control.NonFatal
 /** The configuration of a faults suite run. */
 final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, steadyUsers: Int = 100,
     maxConnections: Int = 200, maxInFlight: Int = 300, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500,
-    customers: Int = 1000, breakerReset: FiniteDuration = 2.seconds, only: Set[String] = Set.empty):
+    customers: Int = 1000, breakerReset: FiniteDuration = 2.seconds, only: Set[String] = Set.empty,
+    warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds):
   def cases: Seq[FaultCase] = FaultCase.all.filter(c => only.isEmpty || only.contains(c.name))
 
 object FaultSuiteSettings:
-  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(3.seconds, 6500.millis, 6.seconds), 4.seconds)
-  val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 12.seconds, 10.seconds), 8.seconds)
+  /** Under 5 minutes here: the hold just past the SOAP timeout (5 s), recovery just past the 5 s bound. */
+  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(3.seconds, 6.seconds, 5500.millis), 4.seconds,
+    warmUp = 8.seconds, rampWarmUp = 15.seconds)
+  val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 12.seconds, 10.seconds), 8.seconds,
+    warmUp = 10.seconds, rampWarmUp = 20.seconds)
 
 /**
  * `./bulkhead lab faults`: the fault matrix under load, then the overload ramp, on a real redis-server, the real stub
@@ -48,7 +52,7 @@ object FaultSuite:
       val runner = FaultRunner(stack, redis, stub, service, s.steadyUsers, s.maxConnections, s.customers,
         s"fixed:${s.stubLatencyMs}", progress)
       progress(s"faults suite: ${s.cases.size} faults x ${s.phases.total.toSeconds} s, then the overload ramp")
-      runner.warmUp(10.seconds)
+      runner.warmUp(s.warmUp)
       val outcomes = s.cases.zipWithIndex.flatMap { (fault, i) =>
         progress(s"[${i + 1}/${s.cases.size}] ${fault.name}")
         try
@@ -66,7 +70,7 @@ object FaultSuite:
       progress(s"overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of max-in-flight ${s.rampMaxInFlight}")
       val rampService = stack.service(serviceFlags(16384, s.rampMaxInFlight), heap = "-Xmx1g")
       // A fresh JVM spends its first ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warm it longer.
-      FaultRunner.warmUp(rampService, s.rampMaxInFlight, n => s"/customers/${n % s.customers + 1}", 20.seconds)
+      FaultRunner.warmUp(rampService, s.rampMaxInFlight, n => s"/customers/${n % s.customers + 1}", s.rampWarmUp)
       val ramp = OverloadRamp.run(rampService, s.rampMaxInFlight, s.customers, s.rampStep, progress)
       rampService.child.stop()
       val rampChecks = OverloadRamp.checks(ramp, s.stubLatencyMs)

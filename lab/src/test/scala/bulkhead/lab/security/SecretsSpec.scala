@@ -7,7 +7,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.Files
+import java.nio.file.{Files, Path}
 
 /**
  * The service in its own JVM against a redis-server that requires a password: it authenticates with the URI's
@@ -49,6 +49,39 @@ class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     val log = Files.readString(s.child.log)
     log should not include wrong
     log should not include password
+  }
+
+  "A rediss:// URI" should "reach Redis over TLS with the certificate verified, and fail closed without trusting it" in {
+    val tls = Files.createTempDirectory("lab-tls")
+    def run(cmd: String*) =
+      val p = ProcessBuilder(cmd*).directory(tls.toFile).redirectErrorStream(true).start()
+      val out = String(p.getInputStream.readAllBytes())
+      withClue(s"${cmd.mkString(" ")}: $out (openssl and keytool are needed: apt-get install openssl)") {
+        p.waitFor() shouldBe 0
+      }
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days",
+      "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1")
+    val keytool = Path.of(Fixtures.launch.java).resolveSibling("keytool").toString
+    run(keytool, "-importcert", "-noprompt", "-alias", "redis", "-file", "cert.pem", "-keystore", "trust.p12",
+      "-storetype", "PKCS12", "-storepass", "changeit")
+    val port = Stack.freePort()
+    val secure = stack.redis(port, Seq("--tls-port", port.toString, "--port", "0", "--tls-cert-file",
+      tls.resolve("cert.pem").toString, "--tls-key-file", tls.resolve("key.pem").toString, "--tls-ca-cert-file",
+      tls.resolve("cert.pem").toString, "--tls-auth-clients", "no", "--requirepass", password))
+    val uri = s"rediss://:$password@127.0.0.1:$port"
+    val trusted = stack.service(Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri", uri), heap = "-Xmx256m",
+      jvmExtra = Seq(s"-Djavax.net.ssl.trustStore=${tls.resolve("trust.p12")}",
+        "-Djavax.net.ssl.trustStorePassword=changeit"))
+    try
+      val body = Stack.get(trusted.url("/customers/7")).fold(e => fail(e), identity)
+      body should include(""""loyalty"""")
+      body should not include (""""available":false""")
+    finally trusted.child.stop()
+    Files.readString(trusted.child.log) should not include password
+    val untrusting = service(uri)
+    try Stack.get(untrusting.url("/customers/7")).fold(e => fail(e), identity) should include(""""available":false""")
+    finally untrusting.child.stop()
+    secure.child.stop()
   }
 
   "/metrics on its own listener" should "answer there and not on the service's port" in {
