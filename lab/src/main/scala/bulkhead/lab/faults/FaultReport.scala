@@ -70,17 +70,19 @@ final case class FaultReport(command: String, env: Environment, setup: Seq[Strin
        |with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of the pre-fault median. Threads and heap are
        |read after a full GC before the fault and after the load stopped.
        |
-       |$matrix
+       |@@MATRIX@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
        |## Overload: 0.5x to 3x of max-in-flight
        |
-       |$rampTable
+       |@@RAMP@@
        |
        |${rampChecks.map(c => s"- ${if c.passed then "pass" else "**FAIL**"} ${c.name}: ${c.detail}").mkString("\n")}
        |
        |## Timelines
        |
        |$details""".stripMargin
+      // The tables go in after stripMargin, which would eat their leading pipes.
+      .replace("@@MATRIX@@", matrix).replace("@@RAMP@@", rampTable)
 
   def write(dir: Path): Path =
     Files.createDirectories(dir)

@@ -39,10 +39,12 @@ object SideBySide:
           targets.filter(_ != Target.Nginx).map(t => ratio(byTarget.get(t), byTarget.get(Target.Nginx)))
       }
       val legend = targets.map(t => s"- $t: ${Target.Describe(t)}").mkString("\n")
+      // The table goes in after stripMargin, which would eat its leading pipes.
+      val table = (Seq(header, header.map(_ => "---")) ++ rows).map(_.mkString("| ", " | ", " |")).mkString("\n")
       s"""## Side by side: the seeds' frameworks, bulkhead and the machine's ceiling
          |Attempts of one scenario ran interleaved (A B C, A B C) on servers started together; medians of the attempts.
          |
          |$legend
          |
-         |${(Seq(header, header.map(_ => "---")) ++ rows).map(_.mkString("| ", " | ", " |")).mkString("\n")}
-         |""".stripMargin
+         |@@TABLE@@
+         |""".stripMargin.replace("@@TABLE@@", table)

@@ -96,7 +96,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       drive(s, url, dir).fold(e => throw IllegalStateException(e), _.requestsPerSecond)
     }
     if s.attempts > 1 then progress(s"  attempt ${s.attempts} of ${s.attempts} (sampled)")
-    val cpuBefore = CpuUsage.seconds(service.child.pid)
+    val cpuBefore = CpuUsage.treeSeconds(service.child.pid)
     val machineBefore = CpuUsage.machineBusy()
     val loadResult = AtomicReference[Either[String, LoadFigures]]()
     val start = System.nanoTime()
@@ -126,7 +126,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       val wait = s.sampleEvery.toMillis - ((System.nanoTime() - start) / 1000000 - (t * 1000).toLong)
       driver.join(wait.max(100))
     val elapsed = (System.nanoTime() - start) / 1e9
-    val serviceCores = (for a <- cpuBefore; b <- CpuUsage.seconds(service.child.pid) yield (b - a) / elapsed)
+    val serviceCores = (for a <- cpuBefore; b <- CpuUsage.treeSeconds(service.child.pid) yield (b - a) / elapsed)
       .getOrElse(Double.NaN)
     val machineBusy = (for (b0, t0) <- machineBefore; (b1, t1) <- CpuUsage.machineBusy() if t1 > t0
       yield (b1 - b0).toDouble / (t1 - t0)).getOrElse(Double.NaN)
@@ -137,13 +137,15 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val measuredSamples = timeline.filter(p => s.load match
       case r: Load.Ramp => p.second >= r.rampUp.toSeconds
       case _ => true).map(_.pools)
+    // A peer has no /metrics: the sizes of its dispatchers are the threads its samples showed.
+    val sizes = if poolSizes.nonEmpty then poolSizes else ScenarioRunner.poolSizesFromSamples(timeline.map(_.pools))
     val observation = Observation(
       requestsPerSecond = figures.requestsPerSecond,
       meanLatencySeconds = figures.meanMs / 1000.0,
       clients = s.load.concurrency,
       workSeconds = s.workSeconds,
       samples = if measuredSamples.nonEmpty then measuredSamples else timeline.map(_.pools),
-      poolSizes = poolSizes,
+      poolSizes = sizes,
       serviceCores = serviceCores,
       machineBusy = machineBusy,
       cores = Runtime.getRuntime.availableProcessors(),
@@ -151,7 +153,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       maxConnections = idle.get("http_server_connections_max").map(_.toInt),
       connectErrors = figures.connectErrors,
       thirdPartySeconds = s.stubLatency.flatMap(ScenarioRunner.meanLatencySeconds))
-    ScenarioResult(s, figures, timeline, Diagnosis(observation), poolSizes, serviceCores, machineBusy,
+    ScenarioResult(s, figures, timeline, Diagnosis(observation), sizes, serviceCores, machineBusy,
       sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), earlier :+ figures.requestsPerSecond,
       service.child.log.toString)
 
@@ -184,6 +186,14 @@ object ScenarioRunner:
    */
   def poolSizes(metrics: MetricsScrape): Map[String, Int] =
     metrics.pools("executor_pool_max_threads").collect { case (label, size) if !size.isNaN => label -> size.toInt }
+
+  /**
+   * Pool sizes of a server without bulkhead's gauges (the Akka HTTP and Spray peers): the most threads each of its
+   * dispatchers showed in the samples. Fixed pools (seed 001's) show their size once busy; a fork-join default
+   * dispatcher shows its parallelism under load.
+   */
+  def poolSizesFromSamples(samples: Seq[Seq[bulkhead.lab.sample.PoolSample]]): Map[String, Int] =
+    samples.flatten.filter(_.pool.contains("dispatcher")).groupMapReduce(_.pool)(_.threads)(_ max _)
 
   /** The mean of a stub latency profile ("fixed:1000", "uniform:500:1500", "normal:1000:100"), in seconds. */
   def meanLatencySeconds(profile: String): Option[Double] = profile.split(':').toList match

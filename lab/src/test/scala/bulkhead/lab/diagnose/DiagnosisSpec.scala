@@ -32,6 +32,16 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     (d.cap, d.predicted) shouldBe ("pool default-dispatcher", 20.0)
   }
 
+  it should "name seed 001's blocking dispatcher on the Akka HTTP peer, sized from its thread samples (no /metrics)" in {
+    val akka = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-akka-http-pool200-jdk17.txt")))
+    val run = WrkParser.parse(Fixtures.text("wrk-akka-http-pool200-c400-jdk17.txt")).toOption.get
+    val sizes = bulkhead.lab.run.ScenarioRunner.poolSizesFromSamples(Seq(akka))
+    sizes.get("akka-http-peer-my-blocking-dispatcher") shouldBe Some(200)
+    val d = Diagnosis(quiet.copy(samples = Seq(akka), poolSizes = sizes, requestsPerSecond = run.requestsPerSecond,
+      meanLatencySeconds = run.latencyAvgMs / 1000, clients = run.connections))
+    (d.cap, d.predicted) shouldBe ("pool akka-http-peer-my-blocking-dispatcher", 2000.0)
+  }
+
   it should "name max-connections when more clients than it allows hold every connection (seed 003)" in {
     val d = Diagnosis(quiet.copy(samples = Nil, clients = 1200, openConnections = Some(1024),
       maxConnections = Some(1024), connectErrors = 185, requestsPerSecond = 46619.78, meanLatencySeconds = 0.02042))
