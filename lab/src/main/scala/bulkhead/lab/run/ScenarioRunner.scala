@@ -21,9 +21,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val jdk = Runtime.version().feature()
     val runJdk = sys.env.get("BULKHEAD_JDK").flatMap(_.takeWhile(_.isDigit).toIntOption).getOrElse(jdk)
     if runJdk < s.minJdk then return Left(s"${s.name} needs JDK ${s.minJdk}+, the lab runs JDK $runJdk")
-    val dir = workDir.resolve(s.name)
-    Files.createDirectories(dir)
-    val stack = Stack(launch, dir)
+    val (dir, stack) = stackFor(s)
     var started = List.empty[Served]
     try
       val redis = s.redisCustomers.map { n =>
@@ -45,6 +43,12 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
     finally started.foreach(_.child.stop())
 
+  /** The scenario's own directory (logs, wrk output) and the processes started in it. */
+  private def stackFor(s: Scenario): (Path, Stack) =
+    val dir = workDir.resolve(s.name)
+    Files.createDirectories(dir)
+    (dir, Stack(launch, dir))
+
   /**
    * Every target of the scenario, side by side: all started, then the attempts interleaved (A B C, A B C: seed 002's
    * three attempts per server for the JIT, without one server's warm-up favouring it), the last round measured and
@@ -53,9 +57,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
   def runAll(s: Scenario): Seq[Either[String, ScenarioResult]] =
     if s.targets == Seq(Target.Bulkhead) then Seq(run(s))
     else
-      val dir = workDir.resolve(s.name)
-      Files.createDirectories(dir)
-      val stack = Stack(launch, dir)
+      val (dir, stack) = stackFor(s)
       var started = List.empty[Served]
       try
         val servers = s.targets.map { t =>
