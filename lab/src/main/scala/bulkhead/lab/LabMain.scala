@@ -22,7 +22,7 @@ object LabMain:
       |  ./bulkhead lab analyze DUMPFILE                        a thread dump read per pool, with waits, locks, deadlocks
       |  ./bulkhead lab bench work|enrichment [options]         side-by-side benchmarks (--help)
       |  ./bulkhead lab faults [--full] [--only a,b] [--out DIR] the fault matrix under load and the overload ramp
-      |                                                         (short: ~4 min; faults: ${FaultCase.all.map(_.name).mkString(", ")})
+      |                                                         (short: ~6 min; faults: ${FaultCase.all.map(_.name).mkString(", ")})
       |  ./bulkhead demo [--full]                               the seed suite (short; --full: the seeds' durations)""".stripMargin
 
   def main(args: Array[String]): Unit =
