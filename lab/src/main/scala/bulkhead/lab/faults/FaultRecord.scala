@@ -6,7 +6,7 @@ import com.typesafe.config.ConfigFactory
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
 
-/** Platform threads but HotSpot's GC/JIT workers (from /proc) and used heap after a full GC (/metrics) of the service. */
+/** Platform threads outside fork-join dispatchers and HotSpot's workers, and heap used after a full GC, of the service. */
 final case class Resources(platformThreads: Int, heapMb: Double)
 
 /** One second of a fault run: answers by outcome (by the second they ended in) and the service's gauges. */

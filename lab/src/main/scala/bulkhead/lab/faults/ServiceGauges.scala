@@ -1,7 +1,7 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.process.Stack
-import bulkhead.lab.sample.{Attach, MetricsScrape, ProcessThreads}
+import bulkhead.lab.sample.{Attach, MetricsScrape, ProcessThreads, ThreadSampler}
 
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicBoolean
@@ -34,12 +34,19 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
       thread.join(5000)
       rows.asScala.toMap)
 
-  /** Platform threads (without HotSpot's GC/JIT workers) and heap used after a full GC: what must come back. */
+  /**
+   * Platform threads and heap used after a full GC: what must come back. Threads are counted without HotSpot's GC and
+   * JIT workers and without the fork-join dispatchers' workers, which both pools start and retire on demand (seen:
+   * -15..+16 between faults, while every fixed pool kept its size); those are reported apart.
+   */
   def resources(): Resources =
     Attach.jcmd(pid, "GC.run")
     Thread.sleep(200)
     val heap = Stack.get(metricsUrl, 5.seconds).toOption.map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
-    Resources(ProcessThreads.application(pid).getOrElse(-1), heap.getOrElse(Double.NaN))
+    val forkJoin = ThreadSampler.sample(pid).toOption.map(_.filter(p =>
+      p.pool.endsWith("default-dispatcher") || p.pool.endsWith("internal-dispatcher")).map(_.threads).sum)
+    val application = ProcessThreads.application(pid)
+    Resources(application.map(_ - forkJoin.getOrElse(0)).getOrElse(-1), heap.getOrElse(Double.NaN))
 
 object ServiceGauges:
   final class Sampling(val stop: () => Map[Int, SecondRow])
