@@ -35,20 +35,28 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
       rows.asScala.toMap)
 
   /**
-   * Platform threads and heap used after a full GC: what must come back. Threads are counted without HotSpot's GC and
-   * JIT workers and without the fork-join dispatchers' workers, which both pools start and retire on demand (seen:
-   * -15..+16 between faults, while every fixed pool kept its size); those are reported apart.
+   * Platform threads and heap used after a full GC: what must come back. Threads come from one thread dump (a /proc
+   * count beside a dump taken a moment apart mixed two instants), without HotSpot's GC/JIT/VM threads and without the
+   * fork-join dispatchers' workers, which those pools start and retire on demand (-15..+16 between faults while every
+   * fixed pool kept its size).
    */
   def resources(): Resources =
     Attach.jcmd(pid, "GC.run")
     Thread.sleep(200)
     val heap = Stack.get(metricsUrl, 5.seconds).toOption.map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
-    val forkJoin = ThreadSampler.sample(pid).toOption.map(_.filter(p =>
-      p.pool.endsWith("default-dispatcher") || p.pool.endsWith("internal-dispatcher")).map(_.threads).sum)
-    val application = ProcessThreads.application(pid)
-    Resources(application.map(_ - forkJoin.getOrElse(0)).getOrElse(-1), heap.getOrElse(Double.NaN))
+    val pools = ThreadSampler.sample(pid).orElse(ThreadSampler.sample(pid)).getOrElse(Nil)
+    val own = pools.filterNot(p => ServiceGauges.onDemand(p.pool)).map(_.threads).sum
+    Resources(if pools.isEmpty then -1 else own, heap.getOrElse(Double.NaN))
 
 object ServiceGauges:
+  /**
+   * Pools whose size moves by itself: fork-join workers (Pekko's default and internal dispatchers, the JDK's common
+   * pool and virtual-thread carriers, named ForkJoinPool-N-worker) and HotSpot's own GC, JIT and VM threads.
+   */
+  def onDemand(pool: String): Boolean =
+    pool.endsWith("default-dispatcher") || pool.endsWith("internal-dispatcher") || pool.startsWith("ForkJoinPool") ||
+      Seq("GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM ").exists(pool.startsWith)
+
   final class Sampling(val stop: () => Map[Int, SecondRow])
 
   def heapMb(s: MetricsScrape): Double =
