@@ -137,8 +137,17 @@ object LabMain:
         val stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmm"))
         val dir = flag("--out").filter(_.nonEmpty).map(Path.of(_))
           .getOrElse(root.resolve("docs/results").resolve(s"$stamp-faults-${if full then "full" else "short"}"))
-        val report = FaultSuite.run(settings, Launch.fromSystem(), Files.createTempDirectory("bulkhead-faults"),
-          s"./bulkhead lab faults ${args.mkString(" ")}".trim, println)
+        val outcome =
+          try Right(FaultSuite.run(settings, Launch.fromSystem(), Files.createTempDirectory("bulkhead-faults"),
+            s"./bulkhead lab faults ${args.mkString(" ")}".trim, println))
+          catch case e: Exception => Left(Option(e.getMessage).getOrElse(e.getClass.getSimpleName))
+        outcome match
+          case Left(err) =>
+            // E.g. redis-server, the stub or the service did not start: say which, no stack trace.
+            System.err.println(s"bulkhead lab faults: could not run: $err")
+            return 1
+          case Right(_) =>
+        val report = outcome.toOption.get
         val file = report.write(dir)
         println()
         println(report.matrix)
