@@ -11,7 +11,7 @@ import scala.util.control.NonFatal
 /** The configuration of a faults suite run. */
 final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, steadyUsers: Int = 100,
     maxConnections: Int = 200, maxInFlight: Int = 300, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500,
-    customers: Int = 1000, breakerReset: FiniteDuration = 2.seconds, only: Set[String] = Set.empty,
+    customers: Int = 1000, breakerReset: FiniteDuration = 1.second, only: Set[String] = Set.empty,
     warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds):
   def cases: Seq[FaultCase] = FaultCase.all.filter(c => only.isEmpty || only.contains(c.name))
 

@@ -15,9 +15,9 @@ object FaultVerdict:
   /**
    * Platform threads (outside the fork-join dispatchers and HotSpot's own workers, see ServiceGauges.resources) the
    * service may hold above its pre-fault count once the run is over. A leak (a thread per connection or per call)
-   * shows as hundreds here; some pool not yet identified still moves by up to 16 between runs (mostly downwards).
+   * shows as hundreds here; some pool not yet identified moves by up to 16 between runs (+9 seen in one CI run, mostly downwards).
    */
-  val ThreadSlack = 8
+  val ThreadSlack = 16
   /** Heap after a full GC may exceed the pre-fault level by this factor plus this many MB (allocation noise). */
   val HeapFactor = 1.25
   val HeapSlackMb = 16.0
