@@ -61,7 +61,8 @@ object FaultVerdict:
   def breaker(r: FaultRecord, e: FaultExpectation): Check =
     val during = r.seconds.filter(s => s.second >= r.injectAt.toInt && s.second <= r.clearAt.toInt + 1)
       .flatMap(_.breaker)
-    val opened = during.exists(_ >= 2)
+    // Half-open (1) follows only an open breaker: with a 1 s reset, the open state may fall between two samples.
+    val opened = during.exists(_ >= 1)
     val last = r.seconds.flatMap(_.breaker).lastOption
     val states = Map(0.0 -> "closed", 1.0 -> "half-open", 2.0 -> "open")
     val text = s"${if opened then "opened" else "stayed closed"} during the fault; " +
