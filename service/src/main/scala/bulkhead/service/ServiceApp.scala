@@ -3,7 +3,7 @@ package bulkhead.service
 import bulkhead.service.config.{MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.{ExecutorRegistry, Pools, TimerPool}
 import bulkhead.service.enrichment.{EnrichmentPipeline, SoapClients}
-import bulkhead.service.http.{HttpServer, Routes}
+import bulkhead.service.http.{HttpServer, Listeners, Routes}
 import bulkhead.service.metrics.ServiceMetrics
 import bulkhead.service.redis.LettuceProfileStores
 import bulkhead.service.work.WorkRunner
@@ -20,7 +20,7 @@ import scala.concurrent.duration.*
 import scala.concurrent.{Await, ExecutionContext, Future}
 
 /** A started service: its address, its meters, and a graceful stop. */
-final class RunningService(val system: ActorSystem[Nothing], val binding: Http.ServerBinding,
+final class RunningService(val system: ActorSystem[Nothing], val binding: Listeners,
     val metrics: ServiceMetrics, val pipeline: EnrichmentPipeline, stopHook: () => Future[Done],
     val metricsBinding: Option[Http.ServerBinding]):
   def port: Int = binding.localAddress.getPort
@@ -66,7 +66,7 @@ object ServiceApp:
       case MetricsListener.Separate(host, port) =>
         Http()(system.classicSystem).newServerAt(host, port).bind(routes.metricsListenerRoute).map(Some(_))
 
-    metricsBound.flatMap(m => HttpServer.bind(settings, routes.route, metrics).map(_ -> m)).map { case (binding, metricsBinding) =>
+    metricsBound.flatMap(m => HttpServer.bind(settings, routes.route, routes.fastPath).map(_ -> m)).map { case (binding, metricsBinding) =>
       metrics.bindConnections(binding.localAddress.getPort)
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))

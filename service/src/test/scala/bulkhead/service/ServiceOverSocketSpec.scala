@@ -80,6 +80,22 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
     a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
   }
 
+  it should "listen on several sockets of one port (SO_REUSEPORT), answer through each, and close them all on stop" in {
+    var port = 0
+    withService("bulkhead.service.server.listeners" -> 3) { s =>
+      port = s.port
+      s.binding.bindings should have size 3
+      s.binding.bindings.map(_.localAddress.getPort).distinct shouldBe Seq(port)
+      listening(port) shouldBe 3
+      // Connections opened together are spread by the kernel over the listeners; every one is answered.
+      val replies = (1 to 60).map(_ => getAsync(url(s, "/hello?fresh"))).map(_.get())
+      replies.map(_.status).distinct shouldBe Seq(200)
+      Await.result(s.stop(), 30.seconds)
+    }
+    listening(port) shouldBe 0
+    a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
+  }
+
   it should "count its open connections in /metrics" in withService() { s =>
     val socket = Socket("127.0.0.1", s.port)
     try
@@ -87,3 +103,12 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       open should be >= 2.0 // the raw socket and the scrape's own connection
     finally socket.close()
   }
+
+  /** Listening sockets on the port, from /proc/net/tcp and tcp6 (state 0A). */
+  private def listening(port: Int): Int =
+    val hex = f":$port%04X"
+    Seq("/proc/net/tcp", "/proc/net/tcp6").map(java.nio.file.Path.of(_)).filter(java.nio.file.Files.isReadable)
+      .map(f => java.nio.file.Files.readAllLines(f).toArray.map(_.toString).drop(1).count { line =>
+        val fields = line.trim.split("\\s+")
+        fields(1).endsWith(hex) && fields(3) == "0A"
+      }).sum

@@ -11,7 +11,8 @@ final case class ServerSettings(
     backlog: Int,
     idleTimeout: FiniteDuration,
     requestTimeout: FiniteDuration,
-    pipeliningLimit: Int)
+    pipeliningLimit: Int,
+    listeners: Int)
 
 /** Bounds of the `/work/{mode}` routes. */
 final case class WorkSettings(defaultMs: Int, maxMs: Int)
@@ -48,7 +49,8 @@ object ServiceSettings:
       backlog = r.int(s"$s.server.backlog", 1, 1_000_000),
       idleTimeout = r.duration(s"$s.server.idle-timeout", 1.second),
       requestTimeout = r.duration(s"$s.server.request-timeout", 100.millis),
-      pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024))
+      pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
+      listeners = r.int(s"$s.server.listeners", 1, 64))
     val work = WorkSettings(r.int(s"$s.work.default-ms", 0, 3_600_000), r.int(s"$s.work.max-ms", 0, 3_600_000))
     r.check(s"$s.work.default-ms", work.defaultMs <= work.maxMs, s"must not exceed $s.work.max-ms (${work.maxMs})")
     val fj = "pekko.actor.default-dispatcher.fork-join-executor"

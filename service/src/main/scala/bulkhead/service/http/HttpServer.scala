@@ -1,38 +1,45 @@
 package bulkhead.service.http
 
 import bulkhead.service.config.ServiceSettings
-import bulkhead.service.metrics.ServiceMetrics
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
-import org.apache.pekko.http.scaladsl.model.{HttpMethods, HttpRequest, HttpResponse, Uri}
+import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.settings.ServerSettings as PekkoServerSettings
 
-import scala.concurrent.Future
+import scala.concurrent.{ExecutionContext, Future}
 
-/** Binds the routes with the configured socket settings (Pekko's bind: graceful termination drains connections). */
+/**
+ * Binds the routes with the configured socket settings (Pekko's bind: graceful termination drains connections), on
+ * `listeners` sockets sharing the port (SO_REUSEPORT), max-connections divided between them.
+ */
 object HttpServer:
 
-  def bind(settings: ServiceSettings, route: Route, metrics: ServiceMetrics)(using
-      system: ActorSystem[?]): Future[Http.ServerBinding] =
+  def bind(settings: ServiceSettings, route: Route,
+      fastPath: PartialFunction[HttpRequest, Future[HttpResponse]])(using
+      system: ActorSystem[?]): Future[Listeners] =
     val s = settings.server
+    val listeners = if ReusePort.supported then s.listeners else 1
     val base = PekkoServerSettings(system.classicSystem)
     val serverSettings = base
-      .withMaxConnections(s.maxConnections)
+      .withMaxConnections(math.max(1, s.maxConnections / listeners))
+      .withSocketOptions(if listeners > 1 then base.socketOptions :+ ReusePort else base.socketOptions)
       .withBacklog(s.backlog)
       .withPipeliningLimit(s.pipeliningLimit)
       .withTimeouts(base.timeouts.withIdleTimeout(s.idleTimeout).withRequestTimeout(s.requestTimeout))
     val routeHandler = Route.toFunction(route)
-    val hello = Uri.Path("/hello")
-    val helloServed = metrics.registry.counter("http.server.hello.fast")
-    // optimization: the hottest path answers a pre-built response without entering the routing tree.
-    val handler: HttpRequest => Future[HttpResponse] = request =>
-      if request.method == HttpMethods.GET && request.uri.path == hello && request.uri.rawQueryString.isEmpty then
-        helloServed.increment()
-        Future.successful(Routes.Hello)
-      else routeHandler(request)
+    val handler: HttpRequest => Future[HttpResponse] = request => fastPath.applyOrElse(request, routeHandler)
 
-    Http()(system.classicSystem)
-      .newServerAt(settings.host, settings.port)
-      .withSettings(serverSettings)
-      .bind(handler)
+    def listen(port: Int): Future[Http.ServerBinding] =
+      Http()(system.classicSystem).newServerAt(settings.host, port).withSettings(serverSettings).bind(handler)
+
+    given ExecutionContext = system.executionContext
+    // The first listener fixes the port (0 = any free one); the others join it.
+    listen(settings.port).flatMap { first =>
+      val port = first.localAddress.getPort
+      Future.sequence((2 to listeners).map(_ => listen(port)))
+        .map(rest => Listeners(first +: rest))
+        .recoverWith { case e =>
+          first.unbind().transform(_ => scala.util.Failure(e))
+        }
+    }

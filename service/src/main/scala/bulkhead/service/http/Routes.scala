@@ -2,21 +2,22 @@ package bulkhead.service.http
 
 import bulkhead.service.enrichment.{CustomerLookup, CustomerOutcome}
 import bulkhead.service.metrics.ServiceMetrics
-import bulkhead.service.work.{WorkDone, WorkMode, WorkRefusal, WorkRunner}
-import com.github.plokhotnyuk.jsoniter_scala.core.JsonValueCodec
-import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
+import bulkhead.service.work.WorkRunner
 import org.apache.pekko.event.LoggingAdapter
 import org.apache.pekko.http.scaladsl.model.*
 import org.apache.pekko.http.scaladsl.model.headers.`Retry-After`
 import org.apache.pekko.http.scaladsl.server.Directives.*
 import org.apache.pekko.http.scaladsl.server.{Directive0, Route, RouteResult}
 
+import scala.concurrent.Future
+
 import JsonSupport.given
 
 /** HTTP in, one call, status out: the routes translate and decide nothing else. */
 final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: ServiceMetrics, defaultMs: Int,
     ready: () => Boolean, log: LoggingAdapter, serveMetrics: Boolean = true):
-  private given JsonValueCodec[WorkDone] = JsonCodecMaker.make
+  private val workEndpoint = WorkEndpoint(work, metrics, defaultMs, log)
+  private val helloServed = metrics.registry.counter("http.server.hello.fast")
 
   val route: Route =
     handleExceptions(ErrorHandling.exceptions(log)) {
@@ -24,23 +25,12 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
         withRequestTimeoutResponse(_ => ApiError.response(StatusCodes.ServiceUnavailable, "request timed out")) {
           concat(
             path("hello")(timed("hello")(get(complete(Routes.Hello)))),
-            path("work" / Segment)(mode => timed("work")(get(workRoute(mode)))),
+            path("work" / Segment)(mode => get(parameter("ms".optional)(ms => complete(workEndpoint.respond(mode, ms))))),
             path("customers" / Segment)(id => timed("customers")(get(customerRoute(id)))),
             if serveMetrics then metricsRoute else reject,
             path("health")(get(healthRoute)))
         }
       }
-    }
-
-  private def workRoute(modeKey: String): Route =
-    parameter("ms".optional) { rawMs =>
-      WorkMode.parse(modeKey).flatMap(mode => WorkMode.parseMillis(rawMs, defaultMs).map(mode -> _)) match
-        case Left(detail) => complete(ApiError.response(StatusCodes.BadRequest, detail))
-        case Right((mode, ms)) =>
-          work.run(mode, ms) match
-            case Left(WorkRefusal.BadMillis(detail)) => complete(ApiError.response(StatusCodes.BadRequest, detail))
-            case Left(WorkRefusal.Unsupported(detail)) => complete(ApiError.response(StatusCodes.NotImplemented, detail))
-            case Right(done) => onSuccess(done)(d => complete(d))
     }
 
   private def customerRoute(id: String): Route =
@@ -76,6 +66,27 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
       }(ctx.executionContext))
     }
 
+  /**
+   * The hottest requests, answered without entering the routing tree (exception and rejection handlers, timeout
+   * response, marshalling: CPU per request these paths do not need; issue 6): `GET /hello` (a pre-built response) and `GET /work/{mode}`. Anything else goes to
+   * [[route]], which gives the same answers for these paths (Pekko's parser has already refused a malformed URI).
+   */
+  val fastPath: PartialFunction[HttpRequest, Future[HttpResponse]] = {
+    case r if r.method == HttpMethods.GET && r.uri.path == Routes.HelloPath && r.uri.rawQueryString.isEmpty =>
+      helloServed.increment()
+      Future.successful(Routes.Hello)
+    case r @ Routes.WorkPath(mode) if r.method == HttpMethods.GET =>
+      workEndpoint.respond(mode, r.uri.query().get("ms"))
+  }
+
 object Routes:
+  private val HelloPath = Uri.Path("/hello")
+
+  /** `/work/{mode}`, as `path("work" / Segment)` matches it. */
+  private object WorkPath:
+    def unapply(r: HttpRequest): Option[String] = r.uri.path match
+      case Uri.Path.Slash(Uri.Path.Segment("work", Uri.Path.Slash(Uri.Path.Segment(mode, Uri.Path.Empty)))) => Some(mode)
+      case _ => None
+
   /** `GET /hello`'s answer, built once: the seeds' plain `OK`. */
   val Hello: HttpResponse = HttpResponse(entity = HttpEntity(ContentTypes.`text/plain(UTF-8)`, "OK"))

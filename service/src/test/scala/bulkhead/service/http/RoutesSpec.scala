@@ -5,12 +5,13 @@ import bulkhead.service.metrics.ServiceMetrics
 import bulkhead.service.work.WorkRunner
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.actor.typed.scaladsl.adapter.*
-import org.apache.pekko.http.scaladsl.model.{ContentTypes, StatusCodes}
+import org.apache.pekko.http.scaladsl.model.{ContentTypes, HttpMethods, HttpRequest, HttpResponse, StatusCodes}
+import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.testkit.ScalatestRouteTest
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import scala.concurrent.Future
+import scala.concurrent.{Await, Future}
 import scala.concurrent.duration.*
 
 class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
@@ -27,8 +28,11 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
       case "5" => CustomerOutcome.Unavailable("overloaded", 2.seconds)
       case other => CustomerOutcome.BadId(s"bad id $other"))
 
-  private val routes =
-    Routes(WorkRunner(typed, bulkhead.service.dispatch.TimerPool(bulkhead.service.dispatch.Pools.Timer), 60000), ScriptedLookup, ServiceMetrics(), 5, () => true, system.log).route
+  private val metrics = ServiceMetrics()
+  private val all =
+    Routes(WorkRunner(typed, bulkhead.service.dispatch.TimerPool(bulkhead.service.dispatch.Pools.Timer), 60000),
+      ScriptedLookup, metrics, 5, () => true, system.log)
+  private val routes = all.route
 
   "GET /hello" should "answer 200 OK in plain text" in {
     Get("/hello") ~> routes ~> check {
@@ -85,6 +89,33 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
           responseAs[String] should startWith("{\"error\":\"Bad Request\"")
         }
       }
+  }
+
+  "The fast path" should "answer /hello and /work/{mode} exactly as the routing tree does, and leave the rest to it" in {
+    val tree = Route.toFunction(routes)
+    def answer(f: Future[HttpResponse]): (Int, Option[String], String) =
+      val r = Await.result(f, 5.seconds)
+      val body = Await.result(r.entity.toStrict(5.seconds), 5.seconds).data.utf8String
+      (r.status.intValue, Option(r.entity.contentType).map(_.toString), body)
+    val served = Seq("/hello", "/work/async?ms=1", "/work/async", "/work/turbo", "/work/pool?ms=abc",
+      "/work/pool?ms=70000", "/work/async?ms=1&other=x")
+    for path <- served do
+      withClue(path) {
+        val request = HttpRequest(uri = path)
+        all.fastPath.isDefinedAt(request) shouldBe true
+        answer(all.fastPath(request)) shouldBe answer(tree(request))
+      }
+    val left = Seq(HttpRequest(uri = "/work/async/x"), HttpRequest(uri = "/work/"), HttpRequest(uri = "/hello?x=1"),
+      HttpRequest(HttpMethods.POST, uri = "/work/async"), HttpRequest(uri = "/customers/1"))
+    for request <- left do withClue(request.uri)(all.fastPath.isDefinedAt(request) shouldBe false)
+  }
+
+  it should "time /work answers in /metrics with their status" in {
+    val before = metrics.registry.find("http.server.requests").tags("route", "work", "status", "400").timer()
+    val counted = if before == null then 0L else before.count()
+    Await.result(all.fastPath(HttpRequest(uri = "/work/turbo")), 5.seconds).status shouldBe StatusCodes.BadRequest
+    metrics.registry.find("http.server.requests").tags("route", "work", "status", "400").timer().count() shouldBe
+      counted + 1
   }
 
   "An unknown path or method" should "get a JSON error, not Pekko's plain text" in {

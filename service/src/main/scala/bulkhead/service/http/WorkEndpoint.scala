@@ -1,0 +1,40 @@
+package bulkhead.service.http
+
+import bulkhead.service.metrics.ServiceMetrics
+import bulkhead.service.work.{WorkDone, WorkMode, WorkRefusal, WorkRunner}
+import com.github.plokhotnyuk.jsoniter_scala.core.{JsonValueCodec, writeToArray}
+import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
+import org.apache.pekko.event.LoggingAdapter
+import org.apache.pekko.http.scaladsl.model.*
+
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.control.NonFatal
+
+/**
+ * `GET /work/{mode}?ms=`: the answer as a function of the path segment and the raw `ms`, timed into /metrics. Used by
+ * the routing tree and by the fast path that skips it (the work routes are the lab's hottest after /hello).
+ */
+final class WorkEndpoint(work: WorkRunner, metrics: ServiceMetrics, defaultMs: Int, log: LoggingAdapter):
+  private given JsonValueCodec[WorkDone] = JsonCodecMaker.make
+
+  def respond(modeKey: String, rawMs: Option[String]): Future[HttpResponse] =
+    val start = System.nanoTime()
+    val answer = WorkMode.parse(modeKey).flatMap(mode => WorkMode.parseMillis(rawMs, defaultMs).map(mode -> _)) match
+      case Left(detail) => Future.successful(ApiError.response(StatusCodes.BadRequest, detail))
+      case Right((mode, ms)) =>
+        work.run(mode, ms) match
+          case Left(WorkRefusal.BadMillis(detail)) => Future.successful(ApiError.response(StatusCodes.BadRequest, detail))
+          case Left(WorkRefusal.Unsupported(detail)) =>
+            Future.successful(ApiError.response(StatusCodes.NotImplemented, detail))
+          case Right(done) =>
+            done.map(d => HttpResponse(entity = HttpEntity(ContentTypes.`application/json`, writeToArray(d))))(
+              ExecutionContext.parasitic)
+    answer
+      .recover { case NonFatal(e) =>
+        log.error(e, "work failed")
+        ApiError.response(StatusCodes.InternalServerError, "the service failed to answer; see its log")
+      }(ExecutionContext.parasitic)
+      .map { response =>
+        metrics.recordRequest("work", response.status.intValue, System.nanoTime() - start)
+        response
+      }(ExecutionContext.parasitic)
