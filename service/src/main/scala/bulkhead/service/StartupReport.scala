@@ -20,7 +20,8 @@ object StartupReport:
       s"metrics at http://$metricsAt/metrics; " +
       s"pools: ${Pools.Default.label}=$defaultThreads threads, ${Pools.Blocking.label}=${p.blockingPoolSize} threads, " +
       s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
-      s"max-connections=${settings.server.maxConnections}, backlog=${settings.server.backlog}; " +
+      s"max-connections=${settings.server.maxConnections}, backlog=${settings.server.backlog}, " +
+      s"listeners=${if bulkhead.service.http.ReusePort.supported then settings.server.listeners else 1}; " +
       s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, redis ${e.redis.connections.key}"
 
   /** A warning when `max-connections` cannot be reached because the process may open fewer files. */

@@ -8,7 +8,7 @@ import org.apache.pekko.event.LoggingAdapter
 import org.apache.pekko.http.scaladsl.model.*
 
 import scala.concurrent.{ExecutionContext, Future}
-import scala.util.control.NonFatal
+import scala.util.{Failure, Success}
 
 /**
  * `GET /work/{mode}?ms=`: the answer as a function of the path segment and the raw `ms`, timed into /metrics. Used by
@@ -29,12 +29,13 @@ final class WorkEndpoint(work: WorkRunner, metrics: ServiceMetrics, defaultMs: I
           case Right(done) =>
             done.map(d => HttpResponse(entity = HttpEntity(ContentTypes.`application/json`, writeToArray(d))))(
               ExecutionContext.parasitic)
-    answer
-      .recover { case NonFatal(e) =>
-        log.error(e, "work failed")
-        ApiError.response(StatusCodes.InternalServerError, "the service failed to answer; see its log")
-      }(ExecutionContext.parasitic)
-      .map { response =>
-        metrics.recordRequest("work", response.status.intValue, System.nanoTime() - start)
-        response
-      }(ExecutionContext.parasitic)
+    // One transformation on the caller's thread: failures become the JSON 500, every answer is timed.
+    answer.transform { outcome =>
+      val response = outcome match
+        case Success(r) => r
+        case Failure(e) =>
+          log.error(e, "work failed")
+          ApiError.response(StatusCodes.InternalServerError, "the service failed to answer; see its log")
+      metrics.recordRequest("work", response.status.intValue, System.nanoTime() - start)
+      Success(response)
+    }(ExecutionContext.parasitic)
