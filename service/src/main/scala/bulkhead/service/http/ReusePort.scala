@@ -7,7 +7,7 @@ import java.net.{ServerSocket, StandardSocketOptions}
 /**
  * SO_REUSEPORT on a listening socket, set before bind: several listeners on one port, the kernel spreading new
  * connections between them. Pekko's `bind` accepts one connection per round trip through its actors
- * (ResumeAccepting(1)); each listener is such a chain, so N listeners accept N times as fast.
+ * (ResumeAccepting(1)); each listener is such a chain with its own kernel backlog.
  */
 object ReusePort extends Inet.AbstractSocketOption:
   def supported: Boolean =
