@@ -96,12 +96,14 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
     a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
   }
 
-  it should "count its open connections in /metrics" in withService() { s =>
-    val socket = Socket("127.0.0.1", s.port)
-    try
-      val open = metric(get(url(s, "/metrics")).body, "http_server_connections_open").get
-      open should be >= 2.0 // the raw socket and the scrape's own connection
-    finally socket.close()
+  it should "count the connections it serves in /metrics, up as they open and down as they close" in withService() {
+    s =>
+      def open = metric(get(url(s, "/metrics")).body, "http_server_connections_open").get
+      val before = open // the scrape's own connection(s)
+      val sockets = (1 to 5).map(_ => Socket("127.0.0.1", s.port))
+      try eventually()(open >= before + 5) shouldBe true
+      finally sockets.foreach(_.close())
+      eventually()(open <= before) shouldBe true
   }
 
   /** Listening sockets on the port, from /proc/net/tcp and tcp6 (state 0A). */

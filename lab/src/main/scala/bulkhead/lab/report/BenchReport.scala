@@ -24,6 +24,10 @@ final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCa
       rs.map(_.socketErrors).sum.toString, rs.map(_.non2xx).sum.toString, rs.map(_.maxPlatformThreads).max.toString,
       f"${rs.map(_.maxResidentMb).max}%.0f", if pools.isEmpty then "-" else pools)
 
+  private def describe(c: BenchCase): String =
+    val heap = if c.target == bulkhead.lab.process.Target.Bulkhead then s", heap `${c.heap}`" else ""
+    s"`${c.name}`: ${c.note}; ${c.target} with flags `${c.serviceArgs.mkString(" ")}`$heap"
+
   private val header = Seq("case", "load", "req/s (median)", "req/s per round", "Little's-law bound",
     "ratio to bound", "p50 ms", "p99 ms", "socket errors", "non-2xx", "platform threads (max)", "RSS MB (max)",
     "busy pool threads (peak)")
@@ -44,7 +48,8 @@ final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCa
     s"""# bulkhead bench $suite
        |
        |Written by `./bulkhead bench $suite --duration ${options.duration.toSeconds} --warmup ${options.warmup.toSeconds} --rounds ${options.rounds}`.
-       |Each case starts a fresh server (JVM or nginx), warms it with wrk for ${options.warmup.toSeconds} s (not measured), then
+       |Each case starts a fresh server (JVM or nginx), warms it with wrk for ${options.warmup.toSeconds} s (not measured; runs of
+       |${bulkhead.lab.load.WarmUp.RunLength.toSeconds} s, each opening its connections anew, so that the JIT compiles the connection path as well), then
        |measures ${options.duration.toSeconds} s with `wrk --latency --timeout 10s`; cases are interleaved in each round and
        |the table gives the median over ${options.rounds} round(s). Threads and resident memory are sampled from
        |/proc/<pid>/status every 0.5 s (platform threads only: virtual threads are not OS threads); busy pool threads are
@@ -56,7 +61,7 @@ final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCa
        |
        |$ratios
        |
-       |Cases: ${cases.map(c => s"`${c.name}`: ${c.note}; ${c.target} with flags `${c.serviceArgs.mkString(" ")}`").mkString("; ")}.
+       |Cases: ${cases.map(describe).mkString("; ")}.
        |
        |Raw wrk outputs: `wrk-<case>-round<N>.txt` beside this file.
        |""".stripMargin.replace("@@TABLE@@", table)

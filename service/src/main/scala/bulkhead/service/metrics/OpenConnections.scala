@@ -1,26 +1,16 @@
 package bulkhead.service.metrics
 
-import java.nio.file.{Files, Path}
-import scala.util.Using
-import scala.jdk.CollectionConverters.*
+import java.util.concurrent.atomic.AtomicInteger
 
 /**
- * Established TCP connections whose local port is the service's, read from /proc/net/tcp and tcp6 (Linux). What
- * seed 003 printed by hand; Pekko HTTP's `bind` has no per-connection hook, and the connection-source API that has
- * one loses graceful termination. -1 where /proc is absent.
+ * Connections the server serves now: counted by the handler flow that Pekko HTTP materialises once per connection
+ * (opened) and that terminates with it (closed). This replaced a count of established sockets read from
+ * /proc/net/tcp: at seed 001's 10,000 connections that file has ~20,000 lines, and a scrape every 0.5 s cost the
+ * service 0.24 cores (1.21 against 0.97) and 2 % of its throughput (measured).
  */
-object OpenConnections:
-  private val Established = "01"
+final class OpenConnections:
+  private val open = AtomicInteger()
 
-  def count(port: Int): Int =
-    val files = Seq(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6")).filter(Files.isReadable)
-    if files.isEmpty then -1
-    else
-      val hexPort = f":$port%04X"
-      files.map { f =>
-        Using.resource(Files.lines(f))(_.iterator().asScala.drop(1).count(line => matches(line, hexPort)))
-      }.sum
-
-  private def matches(line: String, hexPort: String): Boolean =
-    val fields = line.trim.split("\\s+")
-    fields.length > 3 && fields(1).endsWith(hexPort) && fields(3) == Established
+  def opened(): Unit = open.incrementAndGet()
+  def closed(): Unit = open.decrementAndGet()
+  def count: Int = open.get

@@ -15,10 +15,10 @@ final class ServiceMetrics:
   JvmMemoryMetrics().bindTo(registry)
   ProcessorMetrics().bindTo(registry)
 
-  /** Publishes the count of established connections to the service's port, once it is bound. */
-  def bindConnections(port: Int): Unit =
-    Gauge.builder("http.server.connections.open", () => OpenConnections.count(port).toDouble)
-      .description("established TCP connections to the service's port (from /proc/net/tcp)").register(registry)
+  /** Connections the server serves now (see [[OpenConnections]]). */
+  val connections: OpenConnections = OpenConnections()
+  Gauge.builder("http.server.connections.open", connections, _.count.toDouble)
+    .description("connections the HTTP server serves now (accepted, not yet closed)").register(registry)
 
   // optimization: one timer per (route, status), built once; a builder per request was visible in profiles.
   private val timers = java.util.concurrent.ConcurrentHashMap[(String, Int), Timer]()

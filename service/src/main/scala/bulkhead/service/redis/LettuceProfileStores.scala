@@ -23,8 +23,9 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
     extends ProfileStores:
 
   private val resources = ClientResources.builder()
+    // Lettuce's floor for both (DefaultClientResources.MIN_IO_THREADS, MIN_COMPUTATION_THREADS): 1 is raised to 2.
     .ioThreadPoolSize(2)
-    .computationThreadPoolSize(1)
+    .computationThreadPoolSize(2)
     .threadFactoryProvider(LettuceProfileStores.namedThreads)
     // Lettuce's default backoff grows to 30 s: after a 10 s Redis outage the next attempt could be 8 s away, so
     // answers stayed degraded long after Redis was back (seen in the fault matrix). Capped at reconnect-max-delay.
