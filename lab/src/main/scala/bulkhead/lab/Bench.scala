@@ -165,13 +165,11 @@ object Bench:
 
   private def measure(c: BenchCase, round: Int, service: Served, options: Options): BenchRun =
     val url = service.url(c.path)
-    val warmUps = WarmUp.runs(options.warmup)
-    warmUps.zipWithIndex.foreach { (length, i) =>
-      print(s"\r    warm-up run ${i + 1}/${warmUps.size} (${length.toSeconds} s)")
+    WarmUp.run(c.threads, c.connections, options.warmup, url, (i, n) => {
+      print(s"\r    warm-up run $i/$n")
       Console.flush()
-      Wrk.run(WrkLoad(c.threads, c.connections, length, 10.seconds, url))
-    }
-    if warmUps.nonEmpty then print("\r" + " " * 40 + "\r")
+    })
+    if options.warmup > Duration.Zero then print("\r" + " " * 40 + "\r")
     val sampling = AtomicBoolean(true)
     var maxThreads = 0
     var maxRss = 0.0

@@ -23,3 +23,12 @@ object WarmUp:
       if rest >= 1.second then runs :+ rest
       else if runs.isEmpty then Seq(1.second)
       else runs
+
+  /** Drives the warm-up on `url` with wrk's closed loop; `onRun(i, n)` is told before run i of n (from 1). */
+  def run(threads: Int, connections: Int, total: FiniteDuration, url: String,
+      onRun: (Int, Int) => Unit = (_, _) => ()): Unit =
+    val all = runs(total)
+    all.zipWithIndex.foreach { (length, i) =>
+      onRun(i + 1, all.size)
+      Wrk.run(WrkLoad(threads, connections, length, 10.seconds, url))
+    }

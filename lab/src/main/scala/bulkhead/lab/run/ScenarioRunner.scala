@@ -2,7 +2,7 @@ package bulkhead.lab.run
 
 import bulkhead.lab.SeedRedis
 import bulkhead.lab.diagnose.{Diagnosis, Observation}
-import bulkhead.lab.load.{RampDriver, Wrk, WrkLoad}
+import bulkhead.lab.load.{RampDriver, WarmUp, Wrk, WrkLoad}
 import bulkhead.lab.process.{Launch, Served, Stack, Target}
 import bulkhead.lab.sample.{CpuUsage, MetricsScrape, ProcessThreads, ThreadSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
@@ -67,9 +67,9 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
           t -> served
         }
         if s.warmup > Duration.Zero then
-          progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT), not measured")
-          servers.foreach((_, served) => Wrk.run(WrkLoad(2.min(s.load.concurrency), s.load.concurrency, s.warmup,
-            10.seconds, served.url(s.path))))
+          progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
+          servers.foreach((_, served) => WarmUp.run(2.min(s.load.concurrency), s.load.concurrency, s.warmup,
+            served.url(s.path)))
         val earlier = (1 until s.attempts).flatMap { i =>
           servers.map { (t, served) =>
             progress(s"  attempt $i of ${s.attempts}: $t")
@@ -90,8 +90,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val poolSizes = ScenarioRunner.poolSizes(idle)
     val url = service.url(s.path)
     if s.warmup > Duration.Zero then
-      progress(s"  warm-up ${s.warmup.toSeconds}s (JIT), not measured")
-      Wrk.run(WrkLoad(2.min(s.load.concurrency), s.load.concurrency, s.warmup, 10.seconds, url))
+      progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
+      WarmUp.run(2.min(s.load.concurrency), s.load.concurrency, s.warmup, url)
     // Earlier attempts (seed 002: three in a row, for the JIT) are measured and reported; the last one is analysed.
     val earlier = (1 until s.attempts).map { i =>
       progress(s"  attempt $i of ${s.attempts}")
