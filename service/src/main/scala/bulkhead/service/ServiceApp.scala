@@ -66,7 +66,9 @@ object ServiceApp:
       case MetricsListener.Separate(host, port) =>
         Http()(system.classicSystem).newServerAt(host, port).bind(routes.metricsListenerRoute).map(Some(_))
 
-    metricsBound.flatMap(m => HttpServer.bind(settings, routes.route, routes.fastPath, metrics.connections).map(_ -> m)).map { case (binding, metricsBinding) =>
+    val bound = metricsBound.flatMap(m =>
+      HttpServer.bind(settings, routes.route, routes.fastPath, metrics.connections).map(_ -> m))
+    bound.map { case (binding, metricsBinding) =>
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))
       val stopped = new java.util.concurrent.atomic.AtomicReference[Future[Done]]()

@@ -44,8 +44,8 @@ object Diagnosis:
       if o.clients > max && open >= max * 0.98
     yield
       Diagnosis("max-connections", X, X, f"max-connections: $max of ${o.clients} clients served at once " +
-        f"($open%.0f connections open in the server, the others wait in the accept queue; ${o.connectErrors} connect " +
-        f"errors); the served connections did $X%.1f req/s") -> Double.MaxValue / 2
+        f"($open%.0f connections open in the server, the others wait in the accept queue; ${o.connectErrors} " +
+        f"connect errors); the served connections did $X%.1f req/s") -> Double.MaxValue / 2
     val thirdParty = o.thirdPartySeconds.filter(l => l > 0 && o.meanLatencySeconds < l * 1.25).map { l =>
       val cap = o.clients / l
       Diagnosis("third party's latency", cap, X, f"third party: ${o.clients} clients / ${fmt(l)} s latency = " +

@@ -40,7 +40,8 @@ object FaultSuite:
     val env = Environment.read(launch)
     val setup = Seq(s"${s.steadyUsers} steady keep-alive users on /customers/{id} (ids 1..${s.customers})",
       s"stub latency fixed ${s.stubLatencyMs} ms", s"service max-connections ${s.maxConnections}, max-in-flight " +
-        s"${s.maxInFlight}, SOAP timeout ${s.soapTimeout.toSeconds} s, circuit breaker 20 failures / reset ${s.breakerReset.toSeconds} s",
+        s"${s.maxInFlight}, SOAP timeout ${s.soapTimeout.toSeconds} s, circuit breaker 20 failures / reset " +
+        s"${s.breakerReset.toSeconds} s",
       s"phases: ${s.phases.baseline.toMillis / 1000.0} s before, ${s.phases.hold.toMillis / 1000.0} s held, " +
         s"${s.phases.recovery.toMillis / 1000.0} s after", "users wait Retry-After (at most 5 s) after a 503",
       s"overload ramp: max-connections 16384, max-in-flight ${s.rampMaxInFlight}, ${s.rampStep.toSeconds} s per step " +

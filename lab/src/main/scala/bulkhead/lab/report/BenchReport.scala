@@ -48,8 +48,9 @@ final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCa
     s"""# bulkhead bench $suite
        |
        |Written by `./bulkhead bench $suite --duration ${options.duration.toSeconds} --warmup ${options.warmup.toSeconds} --rounds ${options.rounds}`.
-       |Each case starts a fresh server (JVM or nginx), warms it with wrk for ${options.warmup.toSeconds} s (not measured; runs of
-       |${bulkhead.lab.load.WarmUp.RunLength.toSeconds} s, each opening its connections anew, so that the JIT compiles the connection path as well), then
+       |Each case starts a fresh server (JVM or nginx), warms it with wrk for ${options.warmup.toSeconds} s (not measured;
+       |runs of ${bulkhead.lab.load.WarmUp.RunLength.toSeconds} s, each opening its connections anew, so that the JIT
+       |compiles the connection path as well), then
        |measures ${options.duration.toSeconds} s with `wrk --latency --timeout 10s`; cases are interleaved in each round and
        |the table gives the median over ${options.rounds} round(s). Threads and resident memory are sampled from
        |/proc/<pid>/status every 0.5 s (platform threads only: virtual threads are not OS threads); busy pool threads are

@@ -67,7 +67,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
           t -> served
         }
         if s.warmup > Duration.Zero then
-          progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
+          progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), " +
+            "not measured")
           servers.foreach((_, served) => WarmUp.run(2.min(s.load.concurrency), s.load.concurrency, s.warmup,
             served.url(s.path)))
         val earlier = (1 until s.attempts).flatMap { i =>

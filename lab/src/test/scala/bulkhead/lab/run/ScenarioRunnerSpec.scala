@@ -29,7 +29,8 @@ class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
     val stack = Stack(Fixtures.launch, dir)
     val service = stack.service(Seq("--blocking-pool-size", "8"), heap = "-Xmx256m")
     try
-      // Steps of 2 s: a whole second at 2 clients even when JMeter's first request is slow (a CI run lost its 1 s step).
+      // Steps of 2 s: a whole second at 2 clients even when JMeter's first request is slow (a CI run lost its 1 s
+      // step).
       val result = RampDriver.run(Load.Ramp(clients = 4, rampUp = 4.seconds, rampSteps = 2, hold = 3.seconds),
         service.url("/work/pool?ms=50"), dir, summaryEverySeconds = 1)
       result.errors shouldBe 0
