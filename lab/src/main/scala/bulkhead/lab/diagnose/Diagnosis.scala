@@ -173,7 +173,11 @@ private final class DiagnosisOf(r: RunRecord):
     val fix = chosen.flatMap(fixFor).orElse(logFix)
     val next = chosen.filter(_ => fix.isDefined).flatMap(nextAfter)
       .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
-    Verdict(cap, X, errors, fix, next, serviceMicros)
+    // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
+    val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then
+      (None, cap.copy(why = cap.why + errors.fold("")(e => s" (the waiting clients' ${e.stripPrefix("errors first: ")})")))
+    else (errors, cap)
+    Verdict(why, X, errs, fix, next, serviceMicros)
 
   /** What caps once `b` is sized by its fix: b at its new size, every other resource, and the clients. */
   private def nextAfter(b: Measured): Option[Cap] =
