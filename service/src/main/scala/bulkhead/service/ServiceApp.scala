@@ -41,7 +41,7 @@ object ServiceApp:
     val metrics = ServiceMetrics()
     warmAndMeter(system, metrics)
 
-    val soap = SoapClients(settings.enrichment)
+    val soap = SoapClients(settings.enrichment, metrics.registry)
     soap.workQueue.foreach(q => metrics.bindWorkQueue(name, Pools.SoapWorkQueue, q))
     Gauge.builder("soap.circuit.state", soap.client.state, _.get.toDouble)
       .description("0 closed, 1 half-open, 2 open").register(metrics.registry)
