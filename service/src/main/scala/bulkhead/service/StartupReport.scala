@@ -23,8 +23,8 @@ object StartupReport:
       s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
       s"max-connections=${settings.server.maxConnections}, backlog=${settings.server.backlog}, " +
       s"listeners=${if bulkhead.service.http.ReusePort.supported then settings.server.listeners else 1}; " +
-      s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, redis ${e.redis.connections.key}; " +
-      cluster(settings.cluster)
+      s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, " +
+      s"redis ${e.redis.connections.key}; ${cluster(settings.cluster)}"
 
   private def cluster(c: ClusterSettings): String = c match
     case ClusterSettings.SingleNode => "single node (no cluster, no remoting)"

@@ -46,7 +46,8 @@ object ServiceCommandLine:
         "join a Pekko Cluster: this node's Artery (remoting) port, 0 for any free one; default -1: a single node"),
       key("cluster-host", "bulkhead.cluster.host", "the address other nodes reach this node at (default 127.0.0.1)"),
       opt[String]("seed-node").unbounded().valueName("<host:port>")
-        .text("a cluster node to join through, repeatable; none: this node starts the cluster (bulkhead.cluster.seed-nodes)")
+        .text("a cluster node to join through, repeatable; none: this node starts the cluster " +
+          "(bulkhead.cluster.seed-nodes)")
         .action((v, o) => o.copy(seedNodes = o.seedNodes :+ v)),
       opt[File]("config").valueName("<file.conf>").text("a HOCON file whose keys override reference.conf")
         .validate(f => if f.isFile then success else failure(s"--config: no such file: $f"))

@@ -2,6 +2,7 @@ package bulkhead.service.cluster
 
 import bulkhead.service.enrichment.{CustomerOutcome, CustomerRoutee, EnrichedCustomer, Loyalty}
 import com.typesafe.config.ConfigFactory
+import org.apache.pekko.actor.ExtendedActorSystem
 import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
 import org.apache.pekko.actor.typed.scaladsl.adapter.*
 import org.apache.pekko.serialization.{SerializationExtension, Serializers}
@@ -52,7 +53,7 @@ class CustomerMessageSerializerSpec extends AnyFlatSpec with Matchers with Befor
   }
 
   it should "refuse bytes under a manifest it does not know, rather than guess" in {
-    val serializer = CustomerMessageSerializer(testKit.system.toClassic.asInstanceOf[org.apache.pekko.actor.ExtendedActorSystem])
+    val serializer = CustomerMessageSerializer(testKit.system.toClassic.asInstanceOf[ExtendedActorSystem])
     a[NotSerializableException] should be thrownBy serializer.fromBinary(Array[Byte](1, 2), "something-else")
   }
 

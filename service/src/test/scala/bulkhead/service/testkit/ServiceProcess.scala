@@ -3,7 +3,7 @@ package bulkhead.service.testkit
 import java.nio.file.{Files, Path}
 import java.util.concurrent.TimeUnit
 
-/** The real service in a JVM of its own (`bulkhead.service.Main`, this module's build), stopped or killed by its PID. */
+/** The real service in a JVM of its own (`bulkhead.service.Main` of this module's build), stopped or killed by PID. */
 final class ServiceProcess private (val name: String, process: Process, val log: Path, portFile: Path):
   def pid: Long = process.pid()
   def isAlive: Boolean = process.isAlive
