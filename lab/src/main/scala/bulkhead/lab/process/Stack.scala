@@ -51,9 +51,13 @@ final class Stack(launch: Launch, dir: Path):
           s"peer '$jvmPeer' is not built (no classpath): run the lab through ./bulkhead, which builds peers/"))
         jvm(jvmPeer, classpath, Target.mainClass(jvmPeer), Seq("-Xmx1g", "-Xss512k"), flags, ready = "/hello")
 
-  /** The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis). */
-  def service(args: Seq[String], heap: String = "-Xmx2g", jvmExtra: Seq[String] = Nil): Served =
-    jvm("service", launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args)
+  /**
+   * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis). `name` names its log and port file:
+   * distinct for each node of a cluster.
+   */
+  def service(args: Seq[String], heap: String = "-Xmx2g", jvmExtra: Seq[String] = Nil, name: String = "service")
+      : Served =
+    jvm(name, launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args)
 
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
       ready: String = "/health"): Served =

@@ -51,7 +51,12 @@ final case class Scenario(
     /** The status class that counts as throughput (`2xx` unless the scenario expects another). */
     expectedClass: String = "2xx",
     /** What the lab should name as the cap (diagnosis cases of `lab accuracy`), e.g. `pool blocking-pool`, `cpu`. */
-    expectedResource: Option[String] = None)
+    expectedResource: Option[String] = None,
+    /**
+     * Service JVMs joined as one Pekko Cluster (`cluster.nodes`): 1 is one service without remoting; N starts N nodes
+     * on loopback, loads the first (the front) and samples every one.
+     */
+    clusterNodes: Int = 1)
 
 object Scenario:
   /** Every key a scenario file may have; anything else is a mistake and is refused with its name. */
@@ -60,7 +65,13 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets", "expect.resource", "expect.status-class")
+    "attempts", "target", "targets", "expect.resource", "expect.status-class", "cluster.nodes")
+
+  /** Nodes of one cluster on this machine: each is a JVM of its own, sharing the cores with the load. */
+  val MaxClusterNodes = 9
+
+  /** The service's flags that place a node in a cluster: the lab gives them to each node of `cluster.nodes`. */
+  val ClusterFlags: Set[String] = Set("--cluster-port", "--cluster-host", "--seed-node")
 
   /** Reads a scenario file; `short` shortens the load for the demo (the seeds' own durations otherwise). */
   def load(file: Path, short: Boolean = false): Either[String, Scenario] =
@@ -112,7 +123,13 @@ object Scenario:
         opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
           s"expect.status-class must be one of 1xx..5xx, was '$c'"),
         Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
-          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"))
+          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"),
+        Option.when(int("cluster.nodes", 1) < 1 || int("cluster.nodes", 1) > MaxClusterNodes)(
+          s"cluster.nodes must be 1..$MaxClusterNodes, was ${int("cluster.nodes", 1)}"),
+        Option.when(int("cluster.nodes", 1) > 1 && targets != Seq(Target.Bulkhead))(
+          "cluster.nodes above 1 needs target = bulkhead (only bulkhead joins a Pekko Cluster)"),
+        list("service.flags").find(ClusterFlags.contains).filter(_ => int("cluster.nodes", 1) > 1).map(f =>
+          s"service.flags sets $f, which the lab sets itself for cluster.nodes; remove it"))
       checks.flatten.headOption.map(e => Left(s"$file: $e")).getOrElse(Right(Scenario(
         name = opt("name").getOrElse(file.getFileName.toString.stripSuffix(".conf")),
         title = opt("title").getOrElse(""),
@@ -133,7 +150,8 @@ object Scenario:
         source = file,
         targets = targets,
         expectedClass = opt("expect.status-class").getOrElse("2xx"),
-        expectedResource = opt("expect.resource"))))
+        expectedResource = opt("expect.resource"),
+        clusterNodes = int("cluster.nodes", 1))))
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

@@ -95,7 +95,10 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("faults", "--only", "meteor") -> "meteor",
     Seq("faults", "--fast") -> "--fast",
     Seq("demo", "--quick") -> "--quick",
-    Seq("bench", "teleport") -> "teleport")
+    Seq("bench", "teleport") -> "teleport",
+    Seq("bench", "cluster", "/no/such/case.conf") -> "/no/such/case.conf",
+    Seq("cluster-bench", "--bogus") -> "--bogus",
+    Seq("cluster-faults", "--nodes", "9") -> "--nodes must be 2..5, was 9")
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))

@@ -1,0 +1,63 @@
+package bulkhead.lab.faults
+
+/**
+ * Is a recorded node-killed run correct? Every request answered once with a designed status (200; 504 for a lookup
+ * the dead node held, at the pipeline's ask timeout; 503 with Retry-After when shedding), throughput at (N-1)/N of
+ * the bound within 10 s of the kill once the router has dropped the dead node, back to N/N within 20 s of the
+ * restart, and no thread or heap growth on the nodes that stayed up. Pure: tested on recorded runs.
+ */
+object NodeKilledVerdict:
+  /** The statuses the design gives while a node dies, besides 200; the breaker is the third party's, untouched. */
+  val Designed: FaultExpectation = FaultExpectation(Set(503, 504), BreakerExpectation.StaysClosed)
+  val DegradedWithinSeconds = 10.0
+  val RestoredWithinSeconds = 20.0
+
+  def checks(r: NodeKilledRecord): Seq[Check] =
+    Seq(FaultVerdict.answered(r.run, Designed), FaultVerdict.designed(r.run, Designed), FaultVerdict.retryAfter(r.run),
+      degraded(r), restored(r)) ++ r.survivors.flatMap(s => resources(r, s))
+
+  def passed(r: NodeKilledRecord): Boolean = checks(r).forall(_.passed)
+
+  /** The second from which the front's router no longer listed the killed node's routees, if it stopped. */
+  def droppedAt(r: NodeKilledRecord): Option[Int] =
+    r.cluster.find(c => c.second >= r.killAt && c.scraped && c.killedRoutees.forall(_ <= 0)).map(_.second)
+
+  /** The first second after the restart at which the front listed the restarted node's routees and N members up. */
+  def rejoinedAt(r: NodeKilledRecord): Option[Int] =
+    r.cluster.find(c => c.second >= r.restartAt && c.killedRoutees.exists(_ > 0) &&
+      c.membersUp.contains(r.nodes.size.toDouble)).map(_.second)
+
+  /** The end (seconds into the run) of the first 1 s window starting at `from` or later with at least `target` OK. */
+  def firstWindow(r: NodeKilledRecord, from: Double, target: Double): Option[Double] =
+    val ok = r.run.okPerTenth
+    ((from * 10).ceil.toInt + 10 to ok.size).find(end => ok.slice(end - 10, end).sum >= target).map(_ / 10.0)
+
+  /** Median OK answers per second before the kill (the first second, the users' ramp, left out). */
+  def baseline(r: NodeKilledRecord): Double = FaultVerdict.baseline(r.run)
+
+  def degraded(r: NodeKilledRecord): Check =
+    val n = r.nodes.size
+    val target = FaultVerdict.RecoveredShare * r.bound * (n - 1) / n
+    val name = f"throughput at ${n - 1}/$n of the bound within ${DegradedWithinSeconds}%.0f s of the kill"
+    droppedAt(r) match
+      case None => Check(name, false, s"the front's router still listed ${r.killed}'s routees at the end")
+      case Some(dropped) =>
+        val reached = firstWindow(r, dropped.toDouble, target).filter(_ <= r.restartAt)
+        val detail = f"router dropped ${r.killed} ${dropped - r.killAt}%.1f s after the kill; " + reached.fold(
+          f"never $target%.0f OK/s before the restart")(t => f"$target%.0f OK/s (${FaultVerdict.RecoveredShare * 100}%.0f %% " +
+          f"of ${n - 1}/$n x ${r.bound}%.0f) reached ${t - r.killAt}%.1f s after it")
+        Check(name, reached.exists(_ - r.killAt <= DegradedWithinSeconds), detail)
+
+  def restored(r: NodeKilledRecord): Check =
+    val target = FaultVerdict.RecoveredShare * r.bound
+    val name = f"throughput back to ${r.nodes.size}/${r.nodes.size} within ${RestoredWithinSeconds}%.0f s of the restart"
+    val reached = firstWindow(r, r.restartAt, target)
+    val rejoined = rejoinedAt(r).fold("the front never listed it again")(s =>
+      f"listed again by the front's router ${s - r.restartAt}%.1f s after the restart")
+    Check(name, reached.exists(_ - r.restartAt <= RestoredWithinSeconds), s"${r.killed} $rejoined; " + reached.fold(
+      f"never $target%.0f OK/s")(t => f"$target%.0f OK/s (${FaultVerdict.RecoveredShare * 100}%.0f %% of " +
+      f"${r.bound}%.0f) reached ${t - r.restartAt}%.1f s after the restart"))
+
+  def resources(r: NodeKilledRecord, s: SurvivorResources): Seq[Check] =
+    val one = r.run.copy(before = s.before, after = s.after)
+    Seq(FaultVerdict.threads(one), FaultVerdict.heap(one)).map(c => c.copy(name = s"${c.name} on ${s.node}"))
