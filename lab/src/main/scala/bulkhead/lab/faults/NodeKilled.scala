@@ -35,6 +35,8 @@ final case class NodeKilledSettings(nodes: Int = 3, clients: Int = 100, workQueu
  */
 object NodeKilled:
   val Name = "node-killed"
+  /** Seconds the run goes on once the restarted node serves HTTP: Pekko's join and the Receptionist's gossip. */
+  private val MinAfterServing = 15.0
 
   def run(s: NodeKilledSettings, launch: Launch, work: Path, progress: String => Unit): NodeKilledRecord =
     val stack = Stack(launch, work)
@@ -67,8 +69,10 @@ object NodeKilled:
         val restartAt = now
         progress(f"  starting ${victim.address} again at $restartAt%.1f s")
         ServiceCluster.restart(stack, victim)
-        progress(f"  ${victim.address} serves HTTP ${now - restartAt}%.1f s after its start; rejoining")
-        Thread.sleep(((restartAt + s.recovery.toSeconds - now) * 1000).toLong.max(0))
+        val serving = now
+        progress(f"  ${victim.address} serves HTTP ${serving - restartAt}%.1f s after its start; rejoining")
+        // A JVM slow to start still gets time to rejoin and serve before the load stops.
+        Thread.sleep((((restartAt + s.recovery.toSeconds).max(serving + MinAfterServing) - now) * 1000).toLong.max(0))
         val ended = users.stop()
         val endAt = now
         val rows = frontGauges.stop()
