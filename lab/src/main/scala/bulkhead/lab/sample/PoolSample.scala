@@ -19,7 +19,7 @@ object PoolSample:
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */
-  private val Parking = Seq("jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.", "CompletableFuture$Signaller",
+  private val Parking = Seq("jdk.internal.misc.Unsafe.park", "java.lang.VirtualThread.park", "java.util.concurrent.locks.", "CompletableFuture$Signaller",
     "CompletableFuture.waitingGet", "CompletableFuture.timedGet", "CompletableFuture.get", "ForkJoinPool.managedBlock",
     "ForkJoinPool.unmanagedBlock", "ForkJoinPool.compensatedBlock")
 
