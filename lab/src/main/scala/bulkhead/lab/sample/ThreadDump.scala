@@ -33,7 +33,7 @@ object ThreadDump:
     "ForkJoinPool.runWorker", "sun.nio.ch.EPoll.wait", "EPollSelectorImpl.doSelect", "io.netty.channel.epoll",
     "LightArrayRevolverScheduler.waitNanos", "Object.wait", "ReferenceQueue.remove", "Reference.waitForReferencePendingList",
     "SelectorImpl.select", "CleanerImpl.run", "DelayQueue.take", "HashedWheelTimer$Worker.waitForNextTick",
-    "QueuedThreadPool$Runner.idleJobPoll", "ReservedThreadExecutor$ReservedThread.waitForTask")
+    "QueuedThreadPool$Runner.idleJobPoll", "ReservedThreadExecutor$ReservedThread.waitForTask", "DelayScheduler.loop")
 
   private val Header = "^\"(.+?)\"(.*)$".r
   private val State = """^\s+java\.lang\.Thread\.State: (\S+).*$""".r

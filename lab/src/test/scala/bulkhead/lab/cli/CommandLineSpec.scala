@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Children
+import bulkhead.lab.process.{Children, Target}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -81,6 +81,12 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
       (args, named) <- Seq(Seq("--port", "abc") -> "--port", Seq("--bogus", "1") -> "--bogus",
         Seq("--blocking-pool-size", "0") -> "--blocking-pool-size", Seq("--port") -> "--port")
     do refused(launch.peers(peer), bulkhead.lab.process.Target.mainClass(peer), args, named)
+  }
+
+  "The Jetty peer" should "refuse a thread pool it cannot have, naming the flag" in {
+    Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
+      Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
+      .foreach((args, named) => refused(launch.peers(Target.Jetty), Target.mainClass(Target.Jetty), args, named))
   }
 
   private val labBad: Seq[(Seq[String], String)] = Seq(
