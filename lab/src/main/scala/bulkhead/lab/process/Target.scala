@@ -7,9 +7,10 @@ object Target:
   val Spray = "spray"
   val PekkoMinimal = "pekko-minimal"
   val Jetty = "jetty"
+  val Tomcat = "tomcat"
   val Nginx = "nginx"
 
-  val JvmPeers: Seq[String] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty)
+  val JvmPeers: Seq[String] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty, Tomcat)
   val All: Seq[String] = Seq(Bulkhead) ++ JvmPeers :+ Nginx
 
   /** What each is, for reports. */
@@ -19,6 +20,7 @@ object Target:
     Spray -> "Spray 1.3.4 / Akka 2.3.9 (seed 002)",
     PekkoMinimal -> "Pekko HTTP 1.3, default settings",
     Jetty -> "Jetty 12.1, one QueuedThreadPool (a server not written for bulkhead)",
+    Tomcat -> "Tomcat 11 embedded, one connector executor (a server not written for bulkhead)",
     Nginx -> "nginx, 1 worker (this machine's ceiling)")
 
   def mainClass(peer: String): String = peer match
@@ -26,13 +28,14 @@ object Target:
     case Spray => "bulkhead.peers.spray.Main"
     case PekkoMinimal => "bulkhead.peers.pekkominimal.Main"
     case Jetty => "bulkhead.peers.jetty.Main"
+    case Tomcat => "bulkhead.peers.tomcat.Main"
     case other => throw IllegalArgumentException(s"not a JVM peer: $other")
 
   /**
-   * The flags a peer understands: of the service's, the ones the seeds varied; Jetty sizes its one pool in its own
-   * terms (--max-threads, --min-threads). The others are bulkhead's own.
+   * The flags a peer understands: of the service's, the ones the seeds varied; Jetty and Tomcat size their one pool
+   * in their own terms (--max-threads, --min-threads). The others are bulkhead's own.
    */
   def peerFlags(peer: String, flags: Seq[String]): Seq[String] =
-    val understood = if peer == Jetty then Set("--max-threads", "--min-threads")
+    val understood = if peer == Jetty || peer == Tomcat then Set("--max-threads", "--min-threads")
       else Set("--blocking-pool-size", "--max-connections")
     flags.grouped(2).collect { case Seq(f, v) if understood(f) => Seq(f, v) }.flatten.toSeq

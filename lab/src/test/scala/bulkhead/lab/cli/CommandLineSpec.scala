@@ -83,10 +83,12 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     do refused(launch.peers(peer), bulkhead.lab.process.Target.mainClass(peer), args, named)
   }
 
-  "The Jetty peer" should "refuse a thread pool it cannot have, naming the flag" in {
-    Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
-      Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
-      .foreach((args, named) => refused(launch.peers(Target.Jetty), Target.mainClass(Target.Jetty), args, named))
+  "The Jetty and Tomcat peers" should "refuse a thread pool they cannot have, naming the flag" in {
+    for
+      peer <- Seq(Target.Jetty, Target.Tomcat)
+      (args, named) <- Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
+        Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
+    do refused(launch.peers(peer), Target.mainClass(peer), args, named)
   }
 
   private val labBad: Seq[(Seq[String], String)] = Seq(

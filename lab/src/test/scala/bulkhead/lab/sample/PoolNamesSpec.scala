@@ -5,12 +5,15 @@ import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
 /**
- * Fixtures: real `jcmd Thread.print -l` dumps of the Jetty peer (Jetty 12.1, `--max-threads 20 --min-threads 8`)
- * before, twice during and after `wrk -t1 -c50 -d5s` on `/work/pool?ms=100`, and of the service and the Akka HTTP peer.
+ * Fixtures: real `jcmd Thread.print -l` dumps of the Jetty peer (Jetty 12.1) and the Tomcat peer (Tomcat 11), each
+ * started with `--max-threads 20 --min-threads 8`, before, during (twice for Jetty) and after `wrk -t1 -c50 -d5s` on
+ * `/work/pool?ms=100`; and of the service and the Akka HTTP peer.
  */
 class PoolNamesSpec extends AnyFlatSpec with Matchers:
   private def pools(fixture: String): Seq[PoolSample] = PoolSample.of(ThreadDump.parse(Fixtures.text(fixture)))
   private val jettyRun = Seq("start", "c50-1", "c50-2", "after").map(s => pools(s"threaddump-jetty-qtp20-$s-jdk25.txt"))
+  private val tomcatRun = Seq("start", "c50", "after").map(s => pools(s"threaddump-tomcat-exec20-$s-jdk25.txt"))
+  private val TomcatExec = "http-nio-127.0.0.1-auto-1-exec"
   private val MaxThreads = 20
   private val MinThreads = 8
 
@@ -23,6 +26,16 @@ class PoolNamesSpec extends AnyFlatSpec with Matchers:
     val workers = loaded.find(_.pool == "qtp").get
     workers.commonBusyFrame.get should include("Thread.sleep")
     loaded.map(_.pool).foreach(label => label.length should be <= 60)
+  }
+
+  it should "group Tomcat's connector executor into one pool, its acceptor and poller apart" in {
+    val loaded = tomcatRun(1).map(p => p.pool -> p).toMap
+    loaded(TomcatExec).threads shouldBe MaxThreads
+    loaded(TomcatExec).busy shouldBe MaxThreads
+    loaded(TomcatExec).commonBusyFrame.get should include("Thread.sleep")
+    loaded("http-nio-127.0.0.1-auto-1-Acceptor").threads shouldBe 1
+    loaded("http-nio-127.0.0.1-auto-1-Poller").threads shouldBe 1
+    loaded("Catalina-utility").threads shouldBe 2
   }
 
   it should "tell Jetty 12's selector by its stack, since it keeps a worker's name and moves between threads" in {
@@ -111,6 +124,13 @@ class PoolNamesSpec extends AnyFlatSpec with Matchers:
     qtp.busy.last shouldBe 0
     qtp.busy.slice(1, 3).foreach(_ should be >= qtp.workers - 3)
     qtp.maxBusy shouldBe qtp.busy.max
+  }
+
+  it should "infer Tomcat's maxThreads and minSpareThreads, its workers busy only under load" in {
+    val exec = PoolSize.infer(tomcatRun).find(_.pool == TomcatExec).get
+    (exec.size, exec.workers) shouldBe (MaxThreads, MaxThreads)
+    exec.busy shouldBe Seq(0, MaxThreads, 0)
+    tomcatRun.head.find(_.pool == TomcatExec).get.threads shouldBe MinThreads
   }
 
   it should "size a pool no role borrows from as the most threads it had at once" in {

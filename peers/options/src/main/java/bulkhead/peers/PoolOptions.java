@@ -1,27 +1,25 @@
-package bulkhead.peers.jetty;
-
-import bulkhead.peers.PeerOptions;
+package bulkhead.peers;
 
 /**
- * The Jetty peer's flags: --port (0 = any free), --port-file (written once bound), and the size of Jetty's
- * QueuedThreadPool in Jetty's own terms, --max-threads (default 200, Jetty's) and --min-threads (default 8, Jetty's).
- * The pool also runs the connector's acceptor and selector, so fewer than max-threads serve requests. A bad flag
+ * The flags of a peer written on a server framework with one worker pool (Jetty, Tomcat): --port (0 = any free),
+ * --port-file (written once bound), and the pool's bounds in the frameworks' own terms, --max-threads (default 200,
+ * both frameworks' default) and --min-threads (Jetty's minThreads, Tomcat's minSpareThreads; default 8). A bad flag
  * stops the start with exit code 2 and a message naming it.
  */
-public final class JettyOptions {
+public final class PoolOptions {
   public final int port;
   public final String portFile;
   public final int maxThreads;
   public final int minThreads;
 
-  private JettyOptions(int port, String portFile, int maxThreads, int minThreads) {
+  private PoolOptions(int port, String portFile, int maxThreads, int minThreads) {
     this.port = port;
     this.portFile = portFile;
     this.maxThreads = maxThreads;
     this.minThreads = minThreads;
   }
 
-  public static JettyOptions parse(String program, String[] args) {
+  public static PoolOptions parse(String program, String[] args) {
     int port = 8080;
     String portFile = "";
     int maxThreads = 200;
@@ -45,6 +43,6 @@ public final class JettyOptions {
     if (minThreads > maxThreads) {
       PeerOptions.fail(program, "--min-threads (" + minThreads + ") must not exceed --max-threads (" + maxThreads + ")");
     }
-    return new JettyOptions(port, portFile, maxThreads, minThreads);
+    return new PoolOptions(port, portFile, maxThreads, minThreads);
   }
 }
