@@ -49,15 +49,17 @@ object ClusterBenchCommand extends LabCommand:
         val env = Environment.read(launch)
         println(s"bulkhead bench cluster: ${list.size} cases; results in $dir")
         val runner = ScenarioRunner(launch, dir, println)
+        var loadAverages = Vector.empty[String]
         val runs = list.zipWithIndex.map { case ((s, bound), i) =>
+          loadAverages :+= s"${s.name} ${Environment.loadAverage()}"
           println(s"[${i + 1}/${list.size}] ${s.name} on ${s.clusterNodes} node(s): ${s.load.describe(s.path)}; " +
-            f"bound ${bound.perSecond}%.0f req/s (${bound.what})")
+            f"bound ${bound.perSecond}%.0f req/s (${bound.what}); load average ${Environment.loadAverage()}")
           val run = runner.run(s)
           run.fold(e => println(s"  => did not run: $e"), r => println("  " + Diagnosis(r).line(r.info.name)))
           run.map(r => (s, bound, r))
         }
         val report = ClusterBenchReport(s"./bulkhead bench cluster ${args.mkString(" ")}".trim, env,
-          runs.collect { case Right(c) => c }, runs.collect { case Left(e) => e })
+          runs.collect { case Right(c) => c }, runs.collect { case Left(e) => e }, loadAverages)
         Files.writeString(dir.resolve("README.md"), report.markdown)
         println()
         println(report.table)

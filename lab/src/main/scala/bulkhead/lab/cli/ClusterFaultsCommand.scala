@@ -34,7 +34,9 @@ object ClusterFaultsCommand extends LabCommand:
     val settings = NodeKilledSettings(nodes = o.nodes)
     val dir = o.out.getOrElse(Paths.results("cluster-faults"))
     val launch = Launch.fromSystem()
-    println(s"bulkhead lab cluster-faults: ${NodeKilled.Name} on ${settings.nodes} nodes; report in $dir")
+    val loadAverage = Environment.loadAverage()
+    println(s"bulkhead lab cluster-faults: ${NodeKilled.Name} on ${settings.nodes} nodes; report in $dir; " +
+      s"load average $loadAverage")
     val outcome =
       try Right(NodeKilled.run(settings, launch, Files.createTempDirectory("bulkhead-cluster-faults"), println))
       catch case e: Exception => Left(Option(e.getMessage).getOrElse(e.getClass.getSimpleName))
@@ -44,7 +46,7 @@ object ClusterFaultsCommand extends LabCommand:
         1
       case Right(record) =>
         val report = NodeKilledReport(s"./bulkhead lab cluster-faults ${args.mkString(" ")}".trim,
-          Environment.read(launch), settings, record)
+          Environment.read(launch), settings, record, loadAverage)
         val file = report.write(dir)
         println()
         println(report.checkLines)

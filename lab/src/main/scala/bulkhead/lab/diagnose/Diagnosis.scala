@@ -59,7 +59,8 @@ private final class DiagnosisOf(r: RunRecord):
     val points = w.flatMap(s => s.metrics.flatMap(f).map(s.second -> _))
     for (t0, v0) <- points.headOption; (t1, v1) <- points.lastOption if t1 > t0 && v1 >= v0 yield (v1 - v0) / (t1 - t0)
 
-  private def gaugeIn(w: Seq[Sample])(f: MetricsReading => Option[Double]): Seq[Double] = w.flatMap(_.metrics.flatMap(f))
+  private def gaugeIn(w: Seq[Sample])(f: MetricsReading => Option[Double]): Seq[Double] =
+    w.flatMap(_.metrics.flatMap(f))
 
   /** A gauge of the front (what the load reached: its connections). */
   private def gauge(f: MetricsReading => Option[Double]): Seq[Double] = gaugeIn(window)(f)
@@ -122,8 +123,8 @@ private final class DiagnosisOf(r: RunRecord):
    * one resource of N nodes, saturated when it is on every node; one measured on some nodes only stays theirs. A pool
    * without an executor counter is crossed by the node's share of the answers (the router sends round robin).
    */
-  private val (pools, hostPool): (Seq[Measured], Option[Measured]) =
-    if nodes.size == 1 then (poolsIn(window, answeredRate), hostPoolIn(window))
+  private val (pools, hostPools): (Seq[Measured], Seq[Measured]) =
+    if nodes.size == 1 then (poolsIn(window, answeredRate), hostPoolIn(window).toSeq)
     else
       val perNode = nodes.map(n => n.node -> (poolsIn(n.samples, answeredRate / nodes.size) ++ hostPoolIn(n.samples)))
       val all = perNode.flatMap((node, ms) => ms.map(node -> _)).groupBy((_, m) => (m.resource, m.subject)).toSeq
@@ -132,7 +133,7 @@ private final class DiagnosisOf(r: RunRecord):
         if measured.size == nodes.size then Seq(acrossNodes(measured.map(_._2)))
         else measured.map((node, m) => m.copy(detail = s"on $node only: ${m.detail}"))
       }
-      (combined.filter(_.resource == Resource.Pool), combined.find(_.resource == Resource.HostPool))
+      combined.partition(_.resource == Resource.Pool)
 
   /** One resource of every node as one: sizes, occupancies, rates and queues added; saturated if on every node. */
   private def acrossNodes(each: Seq[Measured]): Measured =
@@ -191,7 +192,7 @@ private final class DiagnosisOf(r: RunRecord):
       seconds <- rateOverNodes(_.soapSeconds)
     yield seconds / calls
 
-  private val candidates: Seq[Measured] = pools ++ hostPool ++ maxConnections ++ cpu
+  private val candidates: Seq[Measured] = pools ++ hostPools ++ maxConnections ++ cpu
 
   private def order(m: Measured): Int = m.resource.ordinal
 

@@ -6,7 +6,7 @@ import java.nio.file.{Files, Path}
 
 /** The node-killed report: the checks, the cluster and the answers second by second, a timeline chart, the data. */
 final case class NodeKilledReport(command: String, env: Environment, settings: NodeKilledSettings,
-    record: NodeKilledRecord):
+    record: NodeKilledRecord, loadAverage: String = "?"):
   val checks: Seq[Check] = NodeKilledVerdict.checks(record)
   def passed: Boolean = checks.forall(_.passed)
 
@@ -36,6 +36,7 @@ final case class NodeKilledReport(command: String, env: Environment, settings: N
        |Written by `$command`. Every figure below was measured in this run.
        |
        |${env.markdown}
+       |- the machine's load average (1, 5, 15 min; other work shares it) at the start: $loadAverage
        |
        |Setup: a Pekko Cluster of ${r.nodes.size} service nodes on loopback (${r.nodes.mkString(", ")}; the first
        |is the front the users load), the blocking SOAP client on a work queue of ${settings.workQueue} threads per

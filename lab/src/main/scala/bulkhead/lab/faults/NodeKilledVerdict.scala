@@ -41,8 +41,8 @@ object NodeKilledVerdict:
   def firstWindow(r: NodeKilledRecord, from: Double, perSecond: Double): Option[Double] =
     val ok = r.run.okPerTenth
     val tenths = WindowSeconds * 10
-    ((from * 10).ceil.toInt + tenths to ok.size).find(end => ok.slice(end - tenths, end).sum >= perSecond * WindowSeconds)
-      .map(_ / 10.0)
+    ((from * 10).ceil.toInt + tenths to ok.size)
+      .find(end => ok.slice(end - tenths, end).sum >= perSecond * WindowSeconds).map(_ / 10.0)
 
   /** Median OK answers per second before the kill (the first second, the users' ramp, left out). */
   def baseline(r: NodeKilledRecord): Double = FaultVerdict.baseline(r.run)
@@ -55,22 +55,25 @@ object NodeKilledVerdict:
       case None => Check(name, false, s"the front's router still listed ${r.killed}'s routees at the end")
       case Some(dropped) =>
         val reached = firstWindow(r, dropped.toDouble, target).filter(_ <= r.restartAt)
+        val share = f"${FaultVerdict.RecoveredShare * 100}%.0f %% of ${n - 1}/$n x ${r.bound}%.0f"
         val detail = f"router dropped ${r.killed} ${dropped - r.killAt}%.1f s after the kill; " + reached.fold(
-          f"never $target%.0f OK/s before the restart")(t => f"$target%.0f OK/s over $WindowSeconds s " +
-          f"(${FaultVerdict.RecoveredShare * 100}%.0f %% of ${n - 1}/$n x ${r.bound}%.0f) reached ${t - r.killAt}%.1f s after it")
+          f"never $target%.0f OK/s before the restart")(t =>
+          f"$target%.0f OK/s over $WindowSeconds s ($share) reached ${t - r.killAt}%.1f s after it")
         Check(name, reached.exists(_ - r.killAt <= DegradedWithinSeconds), detail)
 
   def restored(r: NodeKilledRecord): Check =
     val target = FaultVerdict.RecoveredShare * r.bound
-    val name = f"throughput back to ${r.nodes.size}/${r.nodes.size} within ${RestoredWithinSeconds}%.0f s of the restart"
+    val n = r.nodes.size
+    val name = f"throughput back to $n/$n within ${RestoredWithinSeconds}%.0f s of the restart"
     // From the moment the front routes to the restarted node again: before, only N-1 nodes serve.
     val rejoined = rejoinedAt(r)
     val reached = rejoined.flatMap(s => firstWindow(r, s.toDouble, target))
     val listed = rejoined.fold("the front never listed it again")(s =>
       f"listed again by the front's router ${s - r.restartAt}%.1f s after the restart")
+    val share = f"${FaultVerdict.RecoveredShare * 100}%.0f %% of ${r.bound}%.0f"
     Check(name, reached.exists(_ - r.restartAt <= RestoredWithinSeconds), s"${r.killed} $listed; " + reached.fold(
-      f"never $target%.0f OK/s after that")(t => f"$target%.0f OK/s over $WindowSeconds s (" +
-      f"${FaultVerdict.RecoveredShare * 100}%.0f %% of ${r.bound}%.0f) reached ${t - r.restartAt}%.1f s after the restart"))
+      f"never $target%.0f OK/s after that")(t =>
+      f"$target%.0f OK/s over $WindowSeconds s ($share) reached ${t - r.restartAt}%.1f s after the restart"))
 
   def resources(r: NodeKilledRecord, s: SurvivorResources): Seq[Check] =
     val one = r.run.copy(before = s.before, after = s.after)

@@ -79,7 +79,8 @@ object ServiceCluster:
     var lack = missing(nodes.map(_.address), scrapes(nodes))
     while lack.isDefined do
       nodes.find(!_.served.child.isAlive).foreach(dead =>
-        throw IllegalStateException(s"${dead.name} (${dead.address}) exited while joining; see ${dead.served.child.log}"))
+        throw IllegalStateException(
+          s"${dead.name} (${dead.address}) exited while joining; see ${dead.served.child.log}"))
       if System.nanoTime() > deadline then
         throw IllegalStateException(s"the ${nodes.size} nodes did not join within ${limit.toSeconds} s: " +
           s"${lack.get}; see ${nodes.map(_.served.child.log).mkString(", ")}")
@@ -106,7 +107,8 @@ object ServiceCluster:
     }
     lazy val front = readings.head.get
     lazy val unrouted = addresses.zip(readings).collect {
-      case (a, Some(m)) if m.clusterRoutees.get(a).forall(_ <= 0) || front.clusterRoutees.get(a) != m.clusterRoutees.get(a) =>
+      case (a, Some(m)) if m.clusterRoutees.get(a).forall(_ <= 0) ||
+          front.clusterRoutees.get(a) != m.clusterRoutees.get(a) =>
         s"the front lists ${front.clusterRoutees.get(a).fold("no")(r => f"$r%.0f")} routees of $a, which lists " +
           s"${m.clusterRoutees.get(a).fold("none")(r => f"$r%.0f")} of its own"
     }

@@ -9,7 +9,7 @@ import bulkhead.lab.scenario.Scenario
  * SOAP work queue (threads per node / the third party's latency) or the clients' closed loop, whichever is lower.
  */
 final case class ClusterBenchReport(command: String, env: Environment, cases: Seq[(Scenario, Bound, RunRecord)],
-    failures: Seq[String]):
+    failures: Seq[String], loadAverages: Seq[String] = Nil):
 
   private def f1(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.1f"
 
@@ -60,6 +60,8 @@ final case class ClusterBenchReport(command: String, env: Environment, cases: Se
        |would still hold the work queues when the measured run starts.
        |
        |${env.markdown}
+       |- the machine's load average (1, 5, 15 min; other work shares it) when each case started: ${
+         if loadAverages.isEmpty then "-" else loadAverages.mkString("; ")}
        |
        |@@TABLE@@
        |
@@ -70,6 +72,7 @@ final case class ClusterBenchReport(command: String, env: Environment, cases: Se
        |$details""".stripMargin.replace("@@TABLE@@", table)
 
 object ClusterBenchReport:
+
   private val WorkQueueMax = "bulkhead.enrichment.soap.work-queue.max="
 
   /**
