@@ -38,6 +38,12 @@ object Diagnosis:
 
   def apply(r: RunRecord): Verdict = DiagnosisOf(r).verdict
 
+  /**
+   * Every resource the run measured (pools and SOAP host pools of every node, max-connections, the CPU when the
+   * machine was busy) with its cap, lowest first, saturated or not: what the verdict chose from.
+   */
+  def resources(r: RunRecord): Seq[Cap] = DiagnosisOf(r).resources
+
 private final class DiagnosisOf(r: RunRecord):
   import Diagnosis.*
 
@@ -193,6 +199,8 @@ private final class DiagnosisOf(r: RunRecord):
     yield seconds / calls
 
   private val candidates: Seq[Measured] = pools ++ hostPools ++ maxConnections ++ cpu
+
+  lazy val resources: Seq[Cap] = candidates.map(capOf).sortBy(_.perSecond)
 
   private def order(m: Measured): Int = m.resource.ordinal
 

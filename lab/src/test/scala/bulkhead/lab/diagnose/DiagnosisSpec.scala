@@ -146,3 +146,21 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.measured shouldBe 0.0
     v.explanation should include("did not get 2xx")
   }
+
+  "Diagnosis of a recorded 2-node run" should "read the work queue on both nodes as one of twice one node's cap" in {
+    // Diagnosis case 10 (5 threads per node, third party 200 ms, 20 clients) run here while other work kept the
+    // machine's 2 cores busy: the SOAP calls took longer than 200 ms, and the verdict names the CPU.
+    val r = recorded("cluster")
+    r.info.nodes should have size 2
+    r.otherNodes.map(_.node) shouldBe r.info.nodes.tail
+    val queue = Diagnosis.resources(r).find(_.name == "pool work-queue").get
+    queue.why should include("threads busy on each of 2 nodes")
+    queue.why should include("2 x 5 threads")
+    queue.perSecond should be >= r.throughput
+    // The front's samples alone: one node's queue.
+    val front = r.copy(info = r.info.copy(nodes = Nil), otherNodes = Nil)
+    val one = Diagnosis.resources(front).find(_.name == "pool work-queue").get
+    one.why should not include "nodes"
+    queue.perSecond / one.perSecond shouldBe (2.0 +- 0.3)
+    Diagnosis(r).predicted should be <= queue.perSecond
+  }
