@@ -45,8 +45,9 @@ final case class NodeKilledReport(command: String, env: Environment, settings: N
        |(${r.boundWhat}). ${r.killed} was SIGKILLed at ${f"${r.killAt}%.1f"} s, started again (same cluster port)
        |at ${f"${r.restartAt}%.1f"} s; the load stopped at ${f"${r.run.endAt}%.1f"} s. Threads and heap of the nodes
        |that stayed up were read after a full GC before the kill and after the load stopped. "Within" counts to the
-       |end of the first 1 s window with OK answers at ${f"${FaultVerdict.RecoveredShare * 100}%.0f"} % of the level
-       |asked for; for the (N-1)/N level the window starts once the front's router no longer lists the dead node.
+       |end of the first ${NodeKilledVerdict.WindowSeconds} s window with OK answers at
+       |${f"${FaultVerdict.RecoveredShare * 100}%.0f"} % of the level asked for; for the (N-1)/N level the window starts
+       |once the front's router no longer lists the dead node, for N/N once it lists the restarted node again.
        |
        |$checkLines
        |
