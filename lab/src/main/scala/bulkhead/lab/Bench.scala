@@ -4,6 +4,7 @@ import bulkhead.lab.diagnose.LittlesLaw
 import bulkhead.lab.load.{WarmUp, Wrk, WrkLoad}
 import bulkhead.lab.process.{Children, Launch, Served, Stack, Target}
 import bulkhead.lab.report.{BenchReport, Environment}
+import bulkhead.lab.run.Progress
 import bulkhead.lab.sample.{MetricsScrape, ProcessThreads}
 import scopt.OParser
 
@@ -147,13 +148,16 @@ object Bench:
     redis.foreach(r => SeedRedis.load(s"redis://127.0.0.1:${r.port}", 1000))
     val backing = redis.toSeq.flatMap(r => Seq("--redis-uri", s"redis://127.0.0.1:${r.port}")) ++
       stub.toSeq.flatMap(s => Seq("--soap-endpoint", s.url("/soap")))
+    // A case: its service's start and stop (about 8 s here), its warm-up and its measurement.
+    val steps = Progress(Seq.fill(options.rounds * cases.size)((options.warmup + options.duration).toSeconds + 8.0))
     try
       for
         round <- 1 to options.rounds
-        c <- cases
+        (c, i) <- cases.zipWithIndex
       yield
-        println(s"[round $round/${options.rounds}] ${c.name}: wrk -t${c.threads} -c${c.connections} ${c.path} " +
-          s"(${options.warmup.toSeconds}s warm-up + ${options.duration.toSeconds}s)")
+        println(s"${steps.start((round - 1) * cases.size + i)} round $round/${options.rounds}, ${c.name}: " +
+          s"wrk -t${c.threads} -c${c.connections} ${c.path} (${options.warmup.toSeconds}s warm-up + " +
+          s"${options.duration.toSeconds}s)")
         val service =
           if c.target == Target.Bulkhead then stack.service(c.serviceArgs ++ backing, heap = c.heap)
           else stack.peer(c.target, c.serviceArgs)
