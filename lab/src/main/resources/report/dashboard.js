@@ -55,7 +55,7 @@
       }].concat(chart.lines.map(function (l) {
         return {
           label: l.label, stroke: l.color, width: 2, scale: l.axis, spanGaps: true,
-          dash: l.dashed ? [6, 4] : undefined,
+          dash: l.dashed ? [6, 4] : undefined, fill: l.filled ? l.color + "33" : undefined,
           value: function (u, v) { return v == null ? "-" : (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1)); }
         };
       })),

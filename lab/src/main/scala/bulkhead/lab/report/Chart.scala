@@ -2,10 +2,10 @@ package bulkhead.lab.report
 
 /**
  * One line of a chart: (x, y) points, its label, and how it is drawn. `axis` is `y` (the chart's unit) or `y2` (a
- * second unit on the right, e.g. queued tasks beside a pool's threads).
+ * second unit on the right, e.g. queued tasks beside a pool's threads); `filled` shades the area under the line.
  */
 final case class Series(label: String, points: Seq[(Double, Double)], color: String, dashed: Boolean = false,
-    axis: String = "y"):
+    axis: String = "y", filled: Boolean = false):
   def nonEmpty: Boolean = points.nonEmpty
 
 /**

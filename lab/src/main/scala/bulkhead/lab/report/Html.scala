@@ -14,7 +14,8 @@ object Html:
 
   def table(header: Seq[String], rows: Seq[Seq[String]], cls: String = ""): String =
     val head = header.map(h => s"<th>${escape(h)}</th>").mkString("<thead><tr>", "", "</tr></thead>")
-    val body = rows.map(_.map(c => s"<td>${escape(c)}</td>").mkString("<tr>", "", "</tr>")).mkString("<tbody>", "\n", "</tbody>")
+    val body = rows.map(_.map(c => s"<td>${escape(c)}</td>").mkString("<tr>", "", "</tr>"))
+      .mkString("<tbody>", "\n", "</tbody>")
     val attr = if cls.isEmpty then "" else s""" class="${escape(cls)}""""
     s"<table$attr>$head\n$body</table>"
 

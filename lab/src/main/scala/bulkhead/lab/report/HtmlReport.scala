@@ -30,39 +30,55 @@ final class HtmlReport(report: SuiteReport):
       RunData(Html.id(r.info.name), t.range._1, t.range._2, r.measuredFrom, r.measuredTo, cs.charts.map(ChartData.of))
     })
     val json = writeToString(data).replace("</", "<\\/")
-    s"""<!doctype html>
-       |<html lang="en"><head><meta charset="utf-8">
-       |<meta name="viewport" content="width=device-width, initial-scale=1">
-       |<title>${Html.escape(report.title)}</title>
-       |<style>${resource("uPlot.min.css")}</style>
-       |<style>${resource("dashboard.css")}</style>
-       |</head><body><main>
-       |<h1>${Html.escape(report.title)}</h1>
-       |<p class="lead">Written by <code>${Html.escape(report.command)}</code>. Every figure was measured in this run; the
-       |bound is Little's law on the resource that caps it. Charts: hover to read a second on every chart of a run, click
-       |a legend entry to hide its line; the shaded band is the measured phase.</p>
-       |<h2 id="summary">Summary</h2>
-       |<div class="cards">
-       |${runs.filterNot((r, _) => isRerun(r, report.results)).map((r, v) => card(r, v, verifications.find(_.original == r))).mkString("\n")}
-       |</div>
-       |${failures}
-       |<h2 id="runs">Every run</h2>
-       |${Html.table(report.header, report.rows)}
-       |${sideBySide}
-       |${runs.zip(charts).map { case ((r, v), cs) => section(r, v, cs) }.mkString("\n")}
-       |<h2 id="machine">Machine</h2>
-       |${environment}
-       |<p class="lead">Charts drawn by uPlot ${UPlotVersion} (MIT licence, Leon Sorokin), inlined in this page.</p>
-       |</main>
-       |<script>${resource("uPlot.iife.min.js")}</script>
-       |<script type="application/json" id="report-data">$json</script>
-       |<script>${resource("dashboard.js")}</script>
-       |</body></html>
-       |""".stripMargin
+    val cards = runs.filterNot((r, _) => isRerun(r, report.results))
+      .map((r, v) => card(r, v, verifications.find(_.original == r)))
+    // Parts go in after stripMargin, which would eat the start of any of their lines that begins with a pipe.
+    val parts = Map(
+      "CSS" -> (resource("uPlot.min.css") + "\n" + resource("dashboard.css")),
+      "CARDS" -> cards.mkString("\n"),
+      "FAILURES" -> failures,
+      "RUNS" -> Html.table(report.header, report.rows),
+      "SIDE_BY_SIDE" -> sideBySide,
+      "SECTIONS" -> runs.zip(charts).map { case ((r, v), cs) => section(r, v, cs) }.mkString("\n"),
+      "MACHINE" -> environment,
+      "UPLOT" -> resource("uPlot.iife.min.js"),
+      "DATA" -> json,
+      "SCRIPT" -> resource("dashboard.js"))
+    val page =
+      s"""<!doctype html>
+         |<html lang="en"><head><meta charset="utf-8">
+         |<meta name="viewport" content="width=device-width, initial-scale=1">
+         |<title>${Html.escape(report.title)}</title>
+         |<style>@@CSS@@</style>
+         |</head><body><main>
+         |<h1>${Html.escape(report.title)}</h1>
+         |<p class="lead">Written by <code>${Html.escape(report.command)}</code>. Every figure was measured in this
+         |run; the bound is Little's law on the resource that caps it. Charts: hover to read a second on every chart of
+         |a run, click a legend entry to hide its line; the shaded band is the measured phase.</p>
+         |<h2 id="summary">Summary</h2>
+         |<div class="cards">
+         |@@CARDS@@
+         |</div>
+         |@@FAILURES@@
+         |<h2 id="runs">Every run</h2>
+         |@@RUNS@@
+         |@@SIDE_BY_SIDE@@
+         |@@SECTIONS@@
+         |<h2 id="machine">Machine</h2>
+         |@@MACHINE@@
+         |<p class="lead">Charts drawn by uPlot $UPlotVersion (MIT licence, Leon Sorokin), inlined in this page.</p>
+         |</main>
+         |<script>@@UPLOT@@</script>
+         |<script type="application/json" id="report-data">@@DATA@@</script>
+         |<script>@@SCRIPT@@</script>
+         |</body></html>
+         |""".stripMargin
+    """@@([A-Z_]+)@@""".r.replaceAllIn(page, m => java.util.regex.Matcher.quoteReplacement(parts(m.group(1))))
 
   private def failures: String =
     if report.failures.isEmpty then ""
-    else report.failures.map(f => s"<li>${Html.escape(f)}</li>").mkString("<h3>Did not run</h3><ul class=\"errors\">", "", "</ul>")
+    else report.failures.map(f => s"<li>${Html.escape(f)}</li>")
+      .mkString("<h3>Did not run</h3><ul class=\"errors\">", "", "</ul>")
 
   private def sideBySide: String =
     SideBySide.comparison(report.results).fold("") { c =>
@@ -93,9 +109,13 @@ final class HtmlReport(report: SuiteReport):
     val verified = check.fold("") { c =>
       s"""<p class="verified"><span class="label">verified</span> predicted ${f1(c.predicted)} req/s, measured
          |<b>${f1(c.measured)}</b> = <span class="ratio">${f"${c.ratio}%.2f"}</span> of the prediction
-         |(<a href="#run-${Html.id(c.rerun.info.name)}">re-run</a>, now capped by ${Html.escape(Diagnosis(c.rerun).name)})</p>""".stripMargin
+         |(<a href="#run-${Html.id(c.rerun.info.name)}">re-run</a>, now capped by
+         |${Html.escape(Diagnosis(c.rerun).name)})</p>""".stripMargin
     }
     val errors = v.errors.fold("")(e => s"<p class=\"errors\">${Html.escape(e)}</p>")
+    val answers =
+      if failed > 0 then s"<span class=\"errors\">$failed not ${r.info.expectedClass}</span>"
+      else s"every answer ${r.info.expectedClass}"
     s"""<div class="card" id="card-${Html.id(r.info.name)}">
        |<h3><a href="#run-${Html.id(r.info.name)}">${Html.escape(r.info.name)}</a></h3>
        |<p class="title">${Html.escape(r.info.title)}</p>
@@ -105,7 +125,7 @@ final class HtmlReport(report: SuiteReport):
        |<p><span class="label">caps it</span> <b>${Html.escape(v.name)}</b>: ${Html.escape(v.cap.why)}</p>
        |$errors$fix$next$verified
        |<p><span class="label">latency</span> p50 ${f1(l.p50Ms)} ms, p99 ${f1(l.p99Ms)} ms;
-       |${if failed > 0 then s"<span class=\"errors\">$failed not ${r.info.expectedClass}</span>" else s"every answer ${r.info.expectedClass}"}</p>
+       |$answers</p>
        |</div>""".stripMargin
 
   private def section(r: RunRecord, v: Verdict, cs: RunCharts): String =
@@ -115,7 +135,8 @@ final class HtmlReport(report: SuiteReport):
       "load" -> s.loadDescription,
       "service flags" -> (s.serviceFlags.mkString(" ") + s.stubLatency.fold("")(x => s"; stub latency $x") +
         s.redisCustomers.fold("")(n => s"; Redis with $n profiles")),
-      "measured" -> ((if r.attempts.size > 1 then s"attempts ${r.attempts.map(f1).mkString(", ")} req/s; last: " else "") +
+      "measured" -> (
+        (if r.attempts.size > 1 then s"attempts ${r.attempts.map(f1).mkString(", ")} req/s; last: " else "") +
         s"${f1(v.measured)} req/s of ${s.expectedClass}, mean ${f1(l.meanMs)} ms, p50 ${f1(l.p50Ms)} ms, " +
         s"p99 ${f1(l.p99Ms)} ms"),
       "answers" -> r.load.answers.describe,
@@ -126,9 +147,12 @@ final class HtmlReport(report: SuiteReport):
       "scenario" -> s.source)
     val missing = cs.missing.map(m => s"<p class=\"missing\">${Html.escape(m)}</p>").mkString("\n")
     val pools = PoolUsage.of(r)
+    val poolTable =
+      if pools.isEmpty then "<p class=\"missing\">no pool sampled</p>"
+      else Html.table(PoolUsage.header, pools.map(_.row(r.measuredSamples)), "pools")
     s"""<section class="run" id="run-${Html.id(s.name)}">
        |<h2>${Html.escape(s.name)}: ${Html.escape(s.title)}</h2>
-       |${facts(rows)}
+       |<p class="lead">${Html.escape(s.loadDescription)}</p>
        |<div class="charts">
        |${cs.main.map(box(_, small = false)).mkString("\n")}
        |</div>
@@ -137,11 +161,14 @@ final class HtmlReport(report: SuiteReport):
        |<div class="charts pools">
        |${cs.pools.map(box(_, small = true)).mkString("\n")}
        |</div>
-       |${if pools.isEmpty then "<p class=\"missing\">no pool sampled</p>" else Html.table(PoolUsage.header, pools.map(_.row(r.measuredSamples)), "pools")}
+       |$poolTable
+       |<h3>The run</h3>
+       |${facts(rows)}
        |</section>""".stripMargin
 
   private def box(c: Chart, small: Boolean): String =
-    s"""<div class="chart${if small then " small" else ""}" id="${Html.escape(c.id)}"><h4>${Html.escape(c.title)}</h4><div class="plot"></div></div>"""
+    s"""<div class="chart${if small then " small" else ""}" id="${Html.escape(c.id)}">""" +
+      s"""<h4>${Html.escape(c.title)}</h4><div class="plot"></div></div>"""
 
   private def facts(rows: Seq[(String, String)]): String =
     rows.map((k, v) => s"<tr><th>${Html.escape(k)}</th><td>${Html.escape(v)}</td></tr>")
@@ -151,7 +178,7 @@ object HtmlReport:
   /** The version of the inlined uPlot (lab/src/main/resources/report/uPlot.iife.min.js, from npm). */
   val UPlotVersion = "1.6.32"
 
-  /** The most pools a run charts one by one (saturated first); the table lists them all. */
+  /** The most pools a run charts one by one (saturated first, idle ones left to the table, which lists them all). */
   val PoolCharts = 6
 
   /** A run's charts, and a sentence for each chart its record has no data for. */
@@ -177,7 +204,7 @@ object HtmlReport:
       Chart.of(s"$id-distribution", "Latency distribution (whole measured phase)", Chart.Percentile, "ms",
         Seq(Series(s"latency ($driver)", LatencySpectrum.points(r.load.latency), "#1f77b4"))) ->
         "latency distribution: no answer was timed")
-    val pools = PoolUsage.of(r).take(PoolCharts).zipWithIndex.flatMap((p, i) =>
+    val pools = PoolUsage.of(r).filter(_.peakShare > 0).take(PoolCharts).zipWithIndex.flatMap((p, i) =>
       Chart.of(s"$id-pool-$i", s"${p.shortName}${p.size.fold("")(s => f" (size $s%.0f)")}", Chart.Time, "threads",
         t.pool(p), unit2 = Some("queued")))
     RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why })
@@ -191,7 +218,7 @@ object HtmlReport:
     Using.resource(Source.fromResource(s"report/$name", getClass.getClassLoader))(_.mkString)
 
   /** The data the page's script draws: per run, its shared time axis and its charts as aligned arrays. */
-  private final case class LineData(label: String, color: String, dashed: Boolean, axis: String,
+  private final case class LineData(label: String, color: String, dashed: Boolean, axis: String, filled: Boolean,
       values: Seq[Option[Double]])
   private final case class ChartData(id: String, title: String, kind: String, unit: String, unit2: Option[String],
       x: Seq[Double], lines: Seq[LineData])
@@ -199,7 +226,8 @@ object HtmlReport:
     private def round(d: Double) = math.rint(d * 1000) / 1000
     def of(c: Chart): ChartData =
       ChartData(c.id, c.title, c.kind, c.unit, c.unit2, c.xs.map(round), c.series.zip(c.aligned).map((s, vs) =>
-        LineData(s.label, s.color, s.dashed, s.axis, vs.map(_.filterNot(v => v.isNaN || v.isInfinite).map(round)))))
+        LineData(s.label, s.color, s.dashed, s.axis, s.filled,
+          vs.map(_.filterNot(v => v.isNaN || v.isInfinite).map(round)))))
   private final case class RunData(id: String, from: Double, to: Double, measuredFrom: Double, measuredTo: Double,
       charts: Seq[ChartData])
   private final case class Page(runs: Seq[RunData])

@@ -8,7 +8,8 @@ import bulkhead.lab.sample.{PoolGauge, PoolSample, Sample}
  * pools, its executor's gauges from /metrics (active, size, queued). The dump's pool and the gauge's label are one
  * pool when the dump's name ends with the label (threads are named after their configuration path).
  */
-final case class PoolUsage(name: String, label: Option[String], samples: Seq[(Sample, Option[PoolSample], Option[PoolGauge])]):
+final case class PoolUsage(name: String, label: Option[String],
+    samples: Seq[(Sample, Option[PoolSample], Option[PoolGauge])]):
   /** `blocking-pool`, `default-dispatcher`, `lettuce-nioEventLoop`: the gauge's label, else the name's last part. */
   def shortName: String = label.getOrElse(name.split('.').last.stripPrefix("bulkhead-"))
 
@@ -67,7 +68,8 @@ object PoolUsage:
       .maxByOption(_.length)
     val fromDumps = names.filterNot(n => Housekeeping.exists(n.contains)).map { n =>
       val label = labelOf(n)
-      PoolUsage(n, label, r.samples.map(s => (s, s.pools.find(_.pool == n), label.flatMap(l => s.metrics.flatMap(_.pool(l))))))
+      PoolUsage(n, label, r.samples.map(s =>
+        (s, s.pools.find(_.pool == n), label.flatMap(l => s.metrics.flatMap(_.pool(l))))))
     }.filter(p => p.label.isDefined || p.threads.exists(_._2 >= 2))
     val matched = fromDumps.flatMap(_.label).toSet
     val gaugeOnly = labels.filterNot(matched).map(l => PoolUsage(l, Some(l), r.samples.map(s =>
