@@ -40,6 +40,17 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
 
   def table: String = MarkdownTable(header, rows)
 
+  /** Runs re-run with their verdict's fix (`--verify`): what the lab predicted and what the re-run measured. */
+  def verified: String =
+    val vs = Verification.pair(results)
+    if vs.isEmpty then ""
+    else
+      val table = MarkdownTable(Seq("scenario", "fix", "predicted (what caps next)", "measured", "ratio", "now capped by"),
+        vs.map(v => Seq(v.original.info.name, v.verdict.fix.map(_.flags.mkString(" ")).getOrElse("-"),
+          f"${v.predicted}%.1f (${v.verdict.next.map(_.name).getOrElse("-")})", f"${v.measured}%.1f",
+          f"${v.ratio}%.2f", Diagnosis(v.rerun).name)))
+      s"\n## The fixes, verified\nEach scenario re-run with the setting its verdict named.\n\n$table\n"
+
   def markdown: String =
     val details = results.map { r =>
       val s = r.info
@@ -60,7 +71,6 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
          |@@POOLS@@
          |""".stripMargin.replace("@@POOLS@@", poolTable)
     }.mkString("\n")
-    val verified = Verification.pair(results).map(c => s"- ${c.original.info.name}: ${c.line.trim}").mkString("\n")
     // Tables go in after stripMargin, which would eat their leading pipes.
     s"""# $title
        |
@@ -71,11 +81,12 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |
        |@@TABLE@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
-       |${if verified.isEmpty then "" else s"Verified fixes (the lab's prediction, then the re-run's measurement):\n\n$verified\n"}
-       |${SideBySide.table(results)}
+       |@@VERIFIED@@
+       |@@SIDEBYSIDE@@
        |## Scenarios
        |
-       |@@DETAILS@@""".stripMargin.replace("@@TABLE@@", table).replace("@@DETAILS@@", details)
+       |@@DETAILS@@""".stripMargin.replace("@@TABLE@@", table).replace("@@VERIFIED@@", verified)
+      .replace("@@SIDEBYSIDE@@", SideBySide.table(results)).replace("@@DETAILS@@", details)
 
   /** Writes README.md, report.html and environment.json into `dir`. */
   def write(dir: Path): Path =

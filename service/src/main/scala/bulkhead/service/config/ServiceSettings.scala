@@ -1,5 +1,6 @@
 package bulkhead.service.config
 
+import bulkhead.service.cluster.ClusterSettings
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.Config
 
@@ -36,7 +37,8 @@ final case class ServiceSettings(
     shutdownDeadline: FiniteDuration,
     work: WorkSettings,
     pools: PoolSettings,
-    enrichment: EnrichmentSettings)
+    enrichment: EnrichmentSettings,
+    cluster: ClusterSettings = ClusterSettings.SingleNode)
 
 object ServiceSettings:
 
@@ -73,4 +75,5 @@ object ServiceSettings:
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config))
+      enrichment = EnrichmentSettings(config),
+      cluster = ClusterSettings(config))
