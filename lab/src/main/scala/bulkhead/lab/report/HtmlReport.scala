@@ -113,6 +113,8 @@ final class HtmlReport(report: SuiteReport):
          |${Html.escape(Diagnosis(c.rerun).name)})</p>""".stripMargin
     }
     val errors = v.errors.fold("")(e => s"<p class=\"errors\">${Html.escape(e)}</p>")
+    // With errors first, the cap named after them is what would bound the expected answers once they are gone.
+    val behind = if v.errors.isDefined then s"; behind them, ${Html.escape(v.cap.name)}" else ""
     val answers =
       if failed > 0 then s"<span class=\"errors\">$failed not ${r.info.expectedClass}</span>"
       else s"every answer ${r.info.expectedClass}"
@@ -122,7 +124,7 @@ final class HtmlReport(report: SuiteReport):
        |<div class="figure"><span class="big">${f1(v.measured)}</span> req/s measured
        |<span class="of">of ${f1(v.predicted)} bound =</span> <span class="ratio">${f"${v.ratio}%.2f"}</span></div>
        |<div class="bar" title="measured / bound"><div style="width:${f"$share%.0f"}%"></div></div>
-       |<p><span class="label">caps it</span> <b>${Html.escape(v.name)}</b>: ${Html.escape(v.cap.why)}</p>
+       |<p><span class="label">caps it</span> <b>${Html.escape(v.name)}</b>$behind: ${Html.escape(v.cap.why)}</p>
        |$errors$fix$next$verified
        |<p><span class="label">latency</span> p50 ${f1(l.p50Ms)} ms, p99 ${f1(l.p99Ms)} ms;
        |$answers</p>
