@@ -2,6 +2,7 @@ package bulkhead.service
 
 import bulkhead.service.config.{MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.Pools
+import bulkhead.service.http.HttpServer
 
 import java.lang.management.ManagementFactory
 
@@ -21,7 +22,7 @@ object StartupReport:
       s"pools: ${Pools.Default.label}=$defaultThreads threads, ${Pools.Blocking.label}=${p.blockingPoolSize} threads, " +
       s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
       s"max-connections=${settings.server.maxConnections}, backlog=${settings.server.backlog}, " +
-      s"listeners=${if bulkhead.service.http.ReusePort.supported then settings.server.listeners else 1}; " +
+      s"listeners=${HttpServer.listenersFor(settings.server.listeners)}; " +
       s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, redis ${e.redis.connections.key}"
 
   /** A warning when `max-connections` cannot be reached because the process may open fewer files. */

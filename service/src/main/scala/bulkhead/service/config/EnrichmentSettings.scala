@@ -1,5 +1,6 @@
 package bulkhead.service.config
 
+import bulkhead.service.dispatch.WorkQueueSettings
 import com.typesafe.config.Config
 
 import scala.concurrent.duration.*
@@ -8,18 +9,15 @@ import scala.concurrent.duration.*
 enum SoapMode(val key: String):
   /** Pekko HTTP client: no thread is held while the third party thinks. */
   case NonBlocking extends SoapMode("non-blocking")
-  /** A blocking HTTP client on a bounded work queue (seed 004's CXF `default-workqueue`, 5..25 threads). */
+  /** A blocking HTTP client on a bounded work queue of 5..25 threads, as CXF's `default-workqueue` runs one. */
   case Blocking extends SoapMode("blocking")
   /** The same blocking client, each call on its own virtual thread (JDK 21+). */
   case Virtual extends SoapMode("virtual")
 
-/** Whether routees share one Redis connection or each has its own (seed 004: 20 routees, 20 connections). */
+/** Whether routees share one Redis connection or each has its own (20 routees, 20 connections, as first measured). */
 enum RedisConnections(val key: String):
   case PerRoutee extends RedisConnections("per-routee")
   case Shared extends RedisConnections("shared")
-
-/** The blocking SOAP client's work queue: threads between core and max, then a bounded queue, then refusal. */
-final case class WorkQueueSettings(core: Int, max: Int, queue: Int, keepAlive: FiniteDuration)
 
 /** Pekko's circuit breaker around the third party. */
 final case class BreakerSettings(maxFailures: Int, callTimeout: FiniteDuration, resetTimeout: FiniteDuration)
@@ -38,7 +36,7 @@ final case class SoapSettings(
 final case class RedisSettings(uri: String, connections: RedisConnections, timeout: FiniteDuration,
     reconnectMaxDelay: FiniteDuration)
 
-/** The REST -> SOAP -> Redis pipeline of seed 004. */
+/** The REST -> SOAP -> Redis pipeline: a third party of about 1 s latency, then a Redis profile, merged. */
 final case class EnrichmentSettings(
     routees: Int,
     maxInFlight: Int,

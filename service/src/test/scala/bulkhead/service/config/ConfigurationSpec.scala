@@ -1,5 +1,6 @@
 package bulkhead.service.config
 
+import bulkhead.service.dispatch.WorkQueueSettings
 import bulkhead.service.testkit.TestService
 import com.typesafe.config.ConfigException
 import org.scalatest.flatspec.AnyFlatSpec

@@ -1,5 +1,6 @@
 package bulkhead.service.soap
 
+import bulkhead.service.enrichment.ThirdPartyFailure
 import bulkhead.stub.{CustomerDirectory, SoapMessages}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

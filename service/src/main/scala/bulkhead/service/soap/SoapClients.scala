@@ -1,8 +1,8 @@
-package bulkhead.service.enrichment
+package bulkhead.service.soap
 
 import bulkhead.service.config.{EnrichmentSettings, SoapMode}
 import bulkhead.service.dispatch.{Pools, WorkQueuePool}
-import bulkhead.service.soap.{BlockingSoapClient, GuardedSoapClient, NonBlockingSoapClient, SoapClient}
+import bulkhead.service.enrichment.SoapClient
 import org.apache.pekko.actor.typed.ActorSystem
 
 import java.util.concurrent.ThreadPoolExecutor
