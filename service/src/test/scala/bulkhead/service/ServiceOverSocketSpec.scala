@@ -12,7 +12,9 @@ import scala.concurrent.duration.*
 class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   "The service" should "answer /hello and /health over a real socket" in withService() { s =>
-    get(url(s, "/hello")) shouldBe Reply(200, "OK", get(url(s, "/hello")).headers)
+    val hello = get(url(s, "/hello"))
+    (hello.status, hello.body) shouldBe (200, "OK")
+    hello.headers.get("content-type") shouldBe Some("text/plain; charset=UTF-8")
     get(url(s, "/health")).status shouldBe 200
   }
 

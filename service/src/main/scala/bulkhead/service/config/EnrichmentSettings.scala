@@ -45,11 +45,12 @@ final case class EnrichmentSettings(
     redis: RedisSettings)
 
 object EnrichmentSettings:
-  def apply(config: Config): EnrichmentSettings =
-    val r = SettingsReader(config)
+  def apply(config: Config): EnrichmentSettings = read(SettingsReader(config))
+
+  /** Reads and validates with the reader of the whole service, so that the first bad key stops the start. */
+  private[config] def read(r: SettingsReader): EnrichmentSettings =
     val e = "bulkhead.enrichment"
-    val soapMode = r.oneOf(s"$e.soap.mode", SoapMode.values.map(_.key).toSet)
-    val redisConnections = r.oneOf(s"$e.redis.connections", RedisConnections.values.map(_.key).toSet)
+    val cb = s"$e.soap.circuit-breaker"
     val wq = WorkQueueSettings(
       core = r.int(s"$e.soap.work-queue.core", 0, 10_000),
       max = r.int(s"$e.soap.work-queue.max", 1, 10_000),
@@ -62,25 +63,21 @@ object EnrichmentSettings:
     val uri = r.nonEmpty(s"$e.redis.uri")
     r.check(s"$e.redis.uri", uri.startsWith("redis://") || uri.startsWith("rediss://"),
       "must be a redis:// or rediss:// URI")
+    val redis = RedisSettings(uri, r.oneOf(s"$e.redis.connections", RedisConnections.values.toSeq)(_.key),
+      r.duration(s"$e.redis.timeout", 1.millis), r.duration(s"$e.redis.reconnect-max-delay", 10.millis))
     EnrichmentSettings(
       routees = r.int(s"$e.routees", 1, 10_000),
       maxInFlight = r.int(s"$e.max-in-flight", 1, 1_000_000),
       retryAfter = r.duration(s"$e.retry-after", 1.second),
       soap = SoapSettings(
         endpoint = endpoint,
-        mode = SoapMode.values.find(_.key == soapMode).get,
+        mode = r.oneOf(s"$e.soap.mode", SoapMode.values.toSeq)(_.key),
         requestTimeout = r.duration(s"$e.soap.request-timeout", 1.millis),
         connectTimeout = r.duration(s"$e.soap.connect-timeout", 1.millis),
         connectionIdleTimeout = r.duration(s"$e.soap.connection-idle-timeout", 1.second),
         maxConnections = r.int(s"$e.soap.max-connections", 1, 100_000),
         maxResponseBytes = r.int(s"$e.soap.max-response-bytes", 256, 64 * 1024 * 1024),
         workQueue = wq,
-        breaker = BreakerSettings(
-          maxFailures = r.int(s"$e.soap.circuit-breaker.max-failures", 1),
-          callTimeout = r.duration(s"$e.soap.circuit-breaker.call-timeout", 1.millis),
-          resetTimeout = r.duration(s"$e.soap.circuit-breaker.reset-timeout", 1.millis))),
-      redis = RedisSettings(
-        uri = uri,
-        connections = RedisConnections.values.find(_.key == redisConnections).get,
-        timeout = r.duration(s"$e.redis.timeout", 1.millis),
-        reconnectMaxDelay = r.duration(s"$e.redis.reconnect-max-delay", 10.millis)))
+        breaker = BreakerSettings(r.int(s"$cb.max-failures", 1), r.duration(s"$cb.call-timeout", 1.millis),
+          r.duration(s"$cb.reset-timeout", 1.millis))),
+      redis = redis)

@@ -73,4 +73,4 @@ object ServiceSettings:
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config))
+      enrichment = EnrichmentSettings.read(r))
