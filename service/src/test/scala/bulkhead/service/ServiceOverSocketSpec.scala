@@ -56,7 +56,7 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
     blocked.foreach(_.get().status shouldBe 200)
   }
 
-  it should "starve /hello when /work/default blocks every default-dispatcher thread (the seeds' anti-pattern)" in
+  it should "starve /hello when /work/default blocks every default-dispatcher thread (the anti-pattern, on purpose)" in
     withService(
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 2) { s =>
