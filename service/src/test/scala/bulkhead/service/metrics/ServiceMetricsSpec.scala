@@ -2,6 +2,7 @@ package bulkhead.service.metrics
 
 import bulkhead.service.enrichment.{BreakerState, CircuitState}
 import bulkhead.service.testkit.HttpProbe.metric
+import bulkhead.service.testkit.{Promtool, ServedTraffic}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -58,4 +59,27 @@ class ServiceMetricsSpec extends AnyFlatSpec with Matchers:
     val help = """(?m)^# HELP (\S+) ?(.*)$""".r.findAllMatchIn(m.scrape()).map(h => h.group(1) -> h.group(2).trim).toSeq
     help.size should be > 10
     help.filter(_._2.isEmpty).map(_._1) shouldBe Nil
+  }
+
+  "The service's /metrics" should "pass promtool check metrics without a single warning, after every route" in {
+    val text = ServedTraffic.scrape()
+    Seq("executor_active_threads", "http_server_requests_seconds_bucket", "soap_circuit_state",
+      "redis_connections_open", "process_cpu_seconds_total").foreach(family => text should include(family))
+    val checked = Promtool.run(Seq("check", "metrics"), text)
+    withClue(checked.output.mkString("promtool says:\n", "\n", "\n")) {
+      checked.output shouldBe Nil
+      checked.exitCode shouldBe 0
+    }
+  }
+
+  "promtool check metrics" should "warn on what the service avoids, so that its silence means something" in {
+    val bad = """# HELP process_cpu_time_ns_total CPU time
+                |# TYPE process_cpu_time_ns_total counter
+                |process_cpu_time_ns_total 1
+                |# TYPE system_cpu_count gauge
+                |system_cpu_count 2
+                |""".stripMargin
+    val checked = Promtool.run(Seq("check", "metrics"), bad)
+    checked.output.mkString("\n") should (include("process_cpu_time_ns_total") and include("system_cpu_count"))
+    checked.exitCode should not be 0
   }
