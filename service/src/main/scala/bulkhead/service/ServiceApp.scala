@@ -1,6 +1,7 @@
 package bulkhead.service
 
-import bulkhead.service.config.{MetricsListener, ServiceSettings}
+import bulkhead.service.cluster.ClusterRouting
+import bulkhead.service.config.{ClusterSettings, MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.{PoolProbe, Pools, TimerPool}
 import bulkhead.service.enrichment.EnrichmentPipeline
 import bulkhead.service.http.{HttpServer, Listeners, Routes}
@@ -33,19 +34,21 @@ final class RunningService(val system: ActorSystem[Nothing], val binding: Listen
 object ServiceApp:
 
   def start(settings: ServiceSettings, config: Config, name: String = "bulkhead"): Future[RunningService] =
-    given system: ActorSystem[Nothing] = ActorSystem[Nothing](Behaviors.empty[Nothing], name, config)
+    given system: ActorSystem[Nothing] = ActorSystem[Nothing](Behaviors.empty[Nothing], name,
+      ClusterSettings.pekkoConfig(settings.cluster, name).withFallback(config))
     given ExecutionContext = system.executionContext
     val ready = AtomicBoolean(false)
     val metrics = ServiceMetrics()
     warmAndMeter(system, metrics)
 
-    val soap = SoapClients(settings.enrichment)
+    val soap = SoapClients(settings.enrichment, metrics.registry)
     soap.workQueue.foreach(q => metrics.bindPool(PoolProbe.adopt(name, Pools.SoapWorkQueue, q)))
     metrics.bindBreaker(soap.client)
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
     metrics.bindProfileStores(stores)
-    val pipeline =
-      EnrichmentPipeline(settings.enrichment, soap.client, stores, () => metrics.loyaltyUnavailable.increment())
+    val routing = ClusterRouting.of(settings.cluster, metrics.registry)
+    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores,
+      () => metrics.loyaltyUnavailable.increment(), routing)
     metrics.bindEnrichment(() => pipeline.inFlight, settings.enrichment.routees)
     metrics.bindMaxConnections(settings.server.maxConnections)
 

@@ -35,10 +35,11 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
 
   private def serviceArgs(soap: String, redisUri: String) = Seq("--soap-endpoint", soap, "--redis-uri", redisUri)
 
-  "A Redis URI with a password" should "authenticate, enrich the answer, and keep the password out of output and metrics" in
+  "A Redis URI with a password" should
+    "authenticate, enrich the answer, and keep the password out of output and metrics" in
     withPasswordRedis { redis =>
       withStub("fixed:10") { stub =>
-        val service = ServiceProcess.start(serviceArgs(endpoint(stub), s"redis://:$password@127.0.0.1:${redis.port}"))
+        val service = ServiceProcess.started(serviceArgs(endpoint(stub), s"redis://:$password@127.0.0.1:${redis.port}"))
         try
           answerWithin(service.url("/customers/7"), 15)(_.contains(tier)) should include(tier)
           get(service.url("/metrics")).body should not include password
@@ -50,7 +51,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
   it should "degrade the answer when the password is wrong, still without printing it" in withPasswordRedis { redis =>
     val wrong = "wrong-Xy9-secret"
     withStub("fixed:10") { stub =>
-      val service = ServiceProcess.start(serviceArgs(endpoint(stub), s"redis://:$wrong@127.0.0.1:${redis.port}"))
+      val service = ServiceProcess.started(serviceArgs(endpoint(stub), s"redis://:$wrong@127.0.0.1:${redis.port}"))
       try
         get(service.url("/customers/7")).body should include(""""loyalty":{"available":false}""")
         get(service.url("/metrics")).body should not include wrong
@@ -59,7 +60,8 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
     }
   }
 
-  "A rediss:// URI" should "reach Redis over TLS with the certificate verified, and fail closed without trusting it" in {
+  "A rediss:// URI" should
+    "reach Redis over TLS with the certificate verified, and fail closed without trusting it" in {
     val tls = Files.createTempDirectory("bulkhead-tls")
     def run(cmd: String*) =
       val p = ProcessBuilder(cmd*).directory(tls.toFile).redirectErrorStream(true).start()
@@ -79,7 +81,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
     try
       withStub("fixed:10") { stub =>
         val args = serviceArgs(endpoint(stub), s"rediss://:$password@127.0.0.1:$port")
-        val trusted = ServiceProcess.start(args, Seq(s"-Djavax.net.ssl.trustStore=${tls.resolve("trust.p12")}",
+        val trusted = ServiceProcess.started(args, Seq(s"-Djavax.net.ssl.trustStore=${tls.resolve("trust.p12")}",
           "-Djavax.net.ssl.trustStorePassword=changeit"))
         try
           // The service opens its Redis connections in the background; the TLS handshake may take a moment.
@@ -100,7 +102,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
     ServiceProcess.withService(serviceArgs(endpoint(stub), "redis://127.0.0.1:1") :+ "--metrics-port" :+ "0") { s =>
       val metricsPort = """metrics at http://127\.0\.0\.1:(\d+)/metrics""".r.findFirstMatchIn(s.output)
         .map(_.group(1).toInt).getOrElse(fail(s"the service did not say where /metrics is: ${s.output}"))
-      metricsPort should not be s.port
+      s.port should not be Some(metricsPort)
       get(s"http://127.0.0.1:$metricsPort/metrics").body should include("soap_circuit_state")
       get(s.url("/metrics")).status shouldBe 404
       get(s.url("/hello")).body shouldBe "OK"

@@ -11,8 +11,9 @@ final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[S
   def commonBusyFrame: Option[String] = busyFrames.maxByOption(_._2).map(_._1)
 
 object PoolSample:
+  /** The pools of a dump; the JVM's own threads (GC, JIT, VM: no Java state, no frames) are not a pool's. */
   def of(dump: ThreadDump): Seq[PoolSample] =
-    dump.byPool.toSeq.map { (pool, threads) =>
+    dump.threads.filter(_.state != "UNKNOWN").groupBy(_.pool).toSeq.map { (pool, threads) =>
       val busy = threads.filterNot(_.idle)
       PoolSample(pool, threads.size, busy.size, threads.groupMapReduce(_.state)(_ => 1)(_ + _),
         busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _), busy.count(_.state != "RUNNABLE"))

@@ -86,7 +86,12 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
   private val labBad: Seq[(Seq[String], String)] = Seq(
     Seq("fly") -> "fly",
     Seq("run", "--bogus") -> "--bogus",
-    Seq("run") -> "scenario",
+    Seq("run") -> "FILE|DIR",
+    Seq("diagnose", "--pid", "1") -> "--url",
+    Seq("diagnose", "--pid", "1", "--url", "http://10.0.0.1/") -> "10.0.0.1",
+    Seq("diagnose", "--pid", "1", "--url", "http://127.0.0.1:1/", "--duration", "forever") -> "forever",
+    Seq("report", "/no/such/run") -> "/no/such/run",
+    Seq("accuracy", "--bogus") -> "--bogus",
     Seq("run", "/no/such/scenario.conf") -> "/no/such/scenario.conf",
     Seq("threads", "abc") -> "abc",
     Seq("threads", "1", "--every", "soon") -> "soon",
@@ -99,4 +104,16 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
+  }
+
+  it should "answer --help on every command with its usage and exit 0, starting nothing" in {
+    (bulkhead.lab.LabMain.Commands.map(_.name).filterNot(_ == "bench").map(c => Seq(c, "--help")) :+ Seq("--help"))
+      .foreach { args =>
+        val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
+        withClue(s"${args.mkString(" ")} -> exit $code: $out") {
+          code shouldBe 0
+          out.toLowerCase should include("usage")
+          out should not include "Error"
+        }
+      }
   }

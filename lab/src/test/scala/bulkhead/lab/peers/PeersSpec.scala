@@ -42,11 +42,11 @@ class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     val scenario = Scenario.load(Path.of("scenarios/ci/hello-side-by-side.conf").toAbsolutePath).fold(e => fail(e), identity)
     val results = ScenarioRunner(Fixtures.launch, Files.createTempDirectory("lab-side"), println).runAll(scenario)
     val ok = results.map(_.fold(e => fail(e), identity))
-    ok.map(_.scenario.name) shouldBe Seq("hello-side-by-side@pekko-minimal", "hello-side-by-side@nginx")
+    ok.map(_.info.name) shouldBe Seq("hello-side-by-side@pekko-minimal", "hello-side-by-side@nginx")
     ok.foreach { r =>
       r.attempts should have size 2
       r.attempts.foreach(_ should be > 0.0)
-      r.figures.errors shouldBe 0
+      r.load.answers.failedShare() shouldBe 0.0
     }
     SideBySide.table(ok) should include("pekko-minimal / nginx")
   }

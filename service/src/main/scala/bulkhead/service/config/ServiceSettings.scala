@@ -36,7 +36,8 @@ final case class ServiceSettings(
     shutdownDeadline: FiniteDuration,
     work: WorkSettings,
     pools: PoolSettings,
-    enrichment: EnrichmentSettings)
+    enrichment: EnrichmentSettings,
+    cluster: ClusterSettings = ClusterSettings.SingleNode)
 
 object ServiceSettings:
 
@@ -73,4 +74,5 @@ object ServiceSettings:
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings.read(r))
+      enrichment = EnrichmentSettings.read(r),
+      cluster = ClusterSettings(config))

@@ -20,7 +20,12 @@ final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings,
     settings.resetTimeout)
     .onClose { current = CircuitState.Closed }
     .onHalfOpen { current = CircuitState.HalfOpen }
-    .onOpen { current = CircuitState.Open }
+    .onOpen {
+      current = CircuitState.Open
+      // Rare and decisive: every call is refused (503) from now until the reset timeout.
+      system.classicSystem.log.warning("SOAP circuit breaker opened after {} consecutive failures; calls refused for {}",
+        settings.maxFailures, settings.resetTimeout)
+    }
 
   private val isFailure: Try[Either[ThirdPartyFailure, ThirdPartyCustomer]] => Boolean =
     case Success(Left(_: ThirdPartyFailure.UnknownCustomer)) => false

@@ -62,14 +62,23 @@ class ServiceMetricsSpec extends AnyFlatSpec with Matchers:
   }
 
   "The service's /metrics" should "pass promtool check metrics without a single warning, after every route" in {
-    val text = ServedTraffic.scrape()
-    Seq("executor_active_threads", "http_server_requests_seconds_bucket", "soap_circuit_state",
-      "redis_connections_open", "process_cpu_seconds_total").foreach(family => text should include(family))
-    val checked = Promtool.run(Seq("check", "metrics"), text)
-    withClue(checked.output.mkString("promtool says:\n", "\n", "\n")) {
-      checked.output shouldBe Nil
-      checked.exitCode shouldBe 0
-    }
+    // Each configuration adds its own families: the work queue's pool, the host pool's cap, the cluster's gauges.
+    val configurations = Seq(
+      ("blocking SOAP client", "bulkhead.enrichment.soap.mode" -> "blocking",
+        "executor_active_threads{name=\"work-queue\"}"),
+      ("non-blocking SOAP client", "bulkhead.enrichment.soap.mode" -> "non-blocking", "soap_client_connections_max"),
+      ("a one-node cluster", "bulkhead.cluster.port" -> 0, "cluster_members_up"))
+    for (what, setting, own) <- configurations do
+      val text = ServedTraffic.scrape(setting)
+      withClue(s"$what: ") {
+        Seq(own, "executor_active_threads", "http_server_requests_seconds_bucket", "soap_circuit_state",
+          "redis_connections_open", "process_cpu_seconds_total").foreach(family => text should include(family))
+        val checked = Promtool.run(Seq("check", "metrics"), text)
+        withClue(checked.output.mkString("promtool says:\n", "\n", "\n")) {
+          checked.output shouldBe Nil
+          checked.exitCode shouldBe 0
+        }
+      }
   }
 
   "promtool check metrics" should "warn on what the service avoids, so that its silence means something" in {

@@ -5,45 +5,81 @@ import java.util.concurrent.TimeUnit
 import scala.util.Try
 
 /**
- * The service in a JVM of its own, built from this module's classes: for what only a separate process shows, such as
- * everything it prints, or JVM-wide settings like a trust store. Listens on a free loopback port; stopped by its PID.
+ * The real service in a JVM of its own (`bulkhead.service.Main` of this module's build), stopped or killed by PID: for
+ * what only a separate process shows, such as everything it prints, JVM-wide settings like a trust store, or a
+ * cluster node dying.
  */
-final class ServiceProcess private (val port: Int, process: Process, val log: Path):
-  def url(path: String): String = s"http://127.0.0.1:$port$path"
+final class ServiceProcess private (val name: String, process: Process, val log: Path, portFile: Path):
+  def pid: Long = process.pid()
+  def isAlive: Boolean = process.isAlive
+
+  /** The HTTP port, once the service wrote it to its port file (it is then ready). */
+  def port: Option[Int] =
+    if Files.exists(portFile) then Files.readString(portFile).trim.toIntOption else None
+
+  def url(path: String): String = s"http://127.0.0.1:${port.get}$path"
 
   /** Everything the process has printed so far (stdout and stderr). */
-  def output: String = Files.readString(log)
+  def output: String = if Files.exists(log) then Files.readString(log) else ""
 
+  /** SIGKILL: the node dies without a word to the cluster. */
+  def kill(): Unit =
+    process.destroyForcibly()
+    process.waitFor(10, TimeUnit.SECONDS)
+
+  /** SIGTERM, then SIGKILL if it has not exited in 15 s. */
   def stop(): Unit =
     process.destroy()
-    if !process.waitFor(15, TimeUnit.SECONDS) then process.destroyForcibly().waitFor()
+    if !process.waitFor(15, TimeUnit.SECONDS) then kill()
+
+  /** The end of its log, for a failure message. */
+  def logTail: String = output.takeRight(3000)
 
 object ServiceProcess:
+  /** This module's classes and runtime dependencies, as the build wrote them (maven-dependency-plugin, compile). */
   private def classpath: String =
-    val deps = Path.of("target/runtime-classpath.txt")
-    require(Files.exists(deps), s"$deps is missing: build the service with Maven (it is written at compile)")
-    s"${Path.of("target/classes").toAbsolutePath}:${Files.readString(deps).trim}"
+    val target = Path.of("target").toAbsolutePath
+    s"${target.resolve("classes")}:${Files.readString(target.resolve("runtime-classpath.txt")).trim}"
 
-  /** Starts `bulkhead serve` with `args` and waits until /health answers 200 (at most 60 s). */
-  def start(args: Seq[String], jvmOptions: Seq[String] = Nil): ServiceProcess =
-    val dir = Files.createTempDirectory("bulkhead-service")
-    val portFile = dir.resolve("port")
-    val log = dir.resolve("service.log")
+  /**
+   * Starts `bulkhead.service.Main` with `args` (plus a free HTTP port and a port file) and JVM options before them;
+   * does not wait for it.
+   */
+  def start(name: String, dir: Path, args: Seq[String], jvmOptions: Seq[String] = Nil): ServiceProcess =
+    Files.createDirectories(dir)
+    val portFile = dir.resolve(s"$name.port")
+    val log = dir.resolve(s"$name.log")
+    Files.deleteIfExists(portFile)
     val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
-    val command = Seq(java, "-Xmx256m") ++ jvmOptions ++ Seq("-cp", classpath, "bulkhead.service.Main", "--port", "0",
-      "--port-file", portFile.toString) ++ args
+    // A small heap and C1 only: several of these JVMs start at once on a small machine.
+    val command = Seq(java, "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1") ++ jvmOptions ++ Seq("-cp",
+      classpath, "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
     val process = ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(log.toFile).start()
-    val deadline = System.nanoTime() + 60_000_000_000L
-    def port = Try(Files.readString(portFile).trim.toInt).toOption
-    def healthy = port.exists(p => Try(HttpProbe.get(s"http://127.0.0.1:$p/health", 5).status == 200).getOrElse(false))
-    while !healthy do
-      if !process.isAlive || System.nanoTime() > deadline then
-        process.destroyForcibly().waitFor()
-        throw IllegalStateException(s"the service did not start: ${Files.readString(log).takeRight(2000)}")
-      Thread.sleep(100)
-    ServiceProcess(port.get, process, log)
+    ServiceProcess(name, process, log, portFile)
 
+  /** Waits until the service has written its port (its HTTP server is bound), at most `seconds`. */
+  def awaitReady(service: ServiceProcess, seconds: Int = 60): Unit =
+    val deadline = System.nanoTime() + seconds * 1_000_000_000L
+    while service.port.isEmpty do
+      if !service.isAlive then throw IllegalStateException(s"${service.name} exited at start:\n${service.logTail}")
+      if System.nanoTime() > deadline then
+        service.kill()
+        throw IllegalStateException(s"${service.name} did not start in $seconds s:\n${service.logTail}")
+      Thread.sleep(50)
+
+  /** Starts one service in a directory of its own and waits until /health answers 200. */
+  def started(args: Seq[String], jvmOptions: Seq[String] = Nil): ServiceProcess =
+    val service = start("service", Files.createTempDirectory("bulkhead-service"), args, jvmOptions)
+    awaitReady(service)
+    if !HttpProbe.eventually(tries = 300, pauseMs = 100)(Try(HttpProbe.get(service.url("/health"), 5).status == 200)
+        .getOrElse(false))
+    then
+      service.kill()
+      throw IllegalStateException(s"${service.name} never answered /health:\n${service.logTail}")
+    service
+
+  /** A started service for `body`, always stopped after it. */
   def withService[A](args: Seq[String], jvmOptions: Seq[String] = Nil)(body: ServiceProcess => A): A =
-    val service = start(args, jvmOptions)
+    val service = started(args, jvmOptions)
     try body(service)
     finally service.stop()
