@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Children
+import bulkhead.lab.process.{Children, Target}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -81,6 +81,14 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
       (args, named) <- Seq(Seq("--port", "abc") -> "--port", Seq("--bogus", "1") -> "--bogus",
         Seq("--blocking-pool-size", "0") -> "--blocking-pool-size", Seq("--port") -> "--port")
     do refused(launch.peers(peer), bulkhead.lab.process.Target.mainClass(peer), args, named)
+  }
+
+  "The Jetty and Tomcat peers" should "refuse a thread pool they cannot have, naming the flag" in {
+    for
+      peer <- Seq(Target.Jetty, Target.Tomcat)
+      (args, named) <- Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
+        Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
+    do refused(launch.peers(peer), Target.mainClass(peer), args, named)
   }
 
   private val labBad: Seq[(Seq[String], String)] = Seq(
