@@ -50,7 +50,7 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
         val cpu = for us <- r.cpuMicros; baseUs <- b.cpuMicros yield
           f"$us%.1f us CPU/request against $baseUs%.1f (${us - baseUs}%+.1f us, ${(us / baseUs - 1) * 100}%+.1f %%)"
         s"${r.name}: ${cpu.getOrElse("CPU per request not measured")}; req/s ${ratio(Some(r.throughput),
-          Some(b.throughput))} x ${b.name}'s"
+          Some(b.throughput))} x ${b.name}"
       }
     }
 
@@ -94,12 +94,13 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
       if body.isEmpty then "" else s"\n## $title\n\n${body.map(l => s"- $l").mkString("\n")}\n"
     s"""# bulkhead bench $suite
        |
-       |Written by `$command`. Every case is a scenario file run through the lab's one measuring pipeline: a fresh
-       |server (JVM or nginx) for each case, server and round, warmed with wrk for ${f0(warmup)} s (not measured; runs of
-       |${WarmUp.RunLength.toSeconds} s, each opening its connections anew so that the JIT compiles the connection path
-       |too), then measured by wrk with its Lua report (answers by status class, latency histogram) while the server is
-       |sampled (threads, /proc, /metrics). Cases and servers are interleaved in each round (A B C, A B C); the table
-       |gives medians over $rounds round(s), each round's `result.json` sits in `<case>/<server>/round-<n>/`.
+       |Written by `$command`. Every case is a scenario file run through the lab's one measuring pipeline: a
+       |fresh server (JVM or nginx) for each case, server and round, warmed with wrk for ${f0(warmup)} s (not measured;
+       |runs of ${WarmUp.RunLength.toSeconds} s, each opening its connections anew so that the JIT compiles the
+       |connection path too), then measured by wrk with its Lua report (answers by status class, latency histogram)
+       |while the server is sampled (threads, /proc, /metrics). Cases and servers are interleaved in each round
+       |(A B C, A B C); the table gives medians over $rounds round(s), and each round's `result.json` sits in
+       |`<case>/<server>/round-<n>/`.
        |
        |CPU per request: the CPU time (user + system, /proc/<pid>/stat) of the server's process and its children (nginx:
        |master and worker) from just before wrk starts to just after it ends, over the answers wrk counted. The thread

@@ -88,7 +88,7 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
   private val labBad: Seq[(Seq[String], String)] = Seq(
     Seq("fly") -> "fly",
     Seq("run", "--bogus") -> "--bogus",
-    Seq("run") -> "scenario",
+    Seq("run") -> "FILE|DIR",
     Seq("run", "/no/such/scenario.conf") -> "/no/such/scenario.conf",
     Seq("threads", "abc") -> "abc",
     Seq("threads", "1", "--every", "soon") -> "soon",
