@@ -1,5 +1,6 @@
 package bulkhead.service
 
+import bulkhead.service.cluster.{ClusterRouting, ClusterSettings}
 import bulkhead.service.config.{MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.{ExecutorRegistry, Pools, TimerPool}
 import bulkhead.service.enrichment.{EnrichmentPipeline, SoapClients}
@@ -34,7 +35,8 @@ final class RunningService(val system: ActorSystem[Nothing], val binding: Listen
 object ServiceApp:
 
   def start(settings: ServiceSettings, config: Config, name: String = "bulkhead"): Future[RunningService] =
-    given system: ActorSystem[Nothing] = ActorSystem[Nothing](Behaviors.empty[Nothing], name, config)
+    given system: ActorSystem[Nothing] = ActorSystem[Nothing](Behaviors.empty[Nothing], name,
+      ClusterSettings.pekkoConfig(settings.cluster, name).withFallback(config))
     given ExecutionContext = system.executionContext
     val ready = AtomicBoolean(false)
     val metrics = ServiceMetrics()
@@ -50,7 +52,8 @@ object ServiceApp:
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
     Gauge.builder("redis.connections.open", stores, _.openConnections.toDouble).register(metrics.registry)
     val degraded = metrics.registry.counter("enrichment.loyalty.unavailable")
-    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores, () => degraded.increment())
+    val routing = ClusterRouting.of(settings.cluster, metrics.registry)
+    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores, () => degraded.increment(), routing)
     Gauge.builder("enrichment.in.flight", pipeline, _.inFlight.toDouble).register(metrics.registry)
     Gauge.builder("enrichment.routees", () => settings.enrichment.routees).register(metrics.registry)
     Gauge.builder("http.server.connections.max", () => settings.server.maxConnections).register(metrics.registry)

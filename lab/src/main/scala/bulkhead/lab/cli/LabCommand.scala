@@ -16,12 +16,13 @@ object LabCommand:
    */
   def parse[A](parser: OParser[?, A], args: Seq[String], init: A)(run: A => Int): Int =
     val (result, effects) = OParser.runParser(parser, args, init)
-    var exit: Option[Int] = None
+    // `--help` ends the parse: print the usage alone, not the required options it was not given.
+    val helped = effects.exists { case OEffect.Terminate(Right(_)) => true; case _ => false }
     effects.foreach {
       case OEffect.DisplayToOut(msg) => println(msg)
-      case OEffect.DisplayToErr(msg) => System.err.println(msg)
-      case OEffect.ReportError(msg) => System.err.println(s"Error: $msg")
-      case OEffect.ReportWarning(msg) => System.err.println(s"Warning: $msg")
-      case OEffect.Terminate(state) => exit = Some(if state.isRight then 0 else 2)
+      case OEffect.DisplayToErr(msg) => if !helped then System.err.println(msg)
+      case OEffect.ReportError(msg) => if !helped then System.err.println(s"Error: $msg")
+      case OEffect.ReportWarning(msg) => if !helped then System.err.println(s"Warning: $msg")
+      case OEffect.Terminate(_) => ()
     }
-    exit.getOrElse(result.fold(2)(run))
+    if helped then 0 else result.fold(2)(run)

@@ -35,9 +35,18 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
       v.name, poolsOf(r))
   }
 
-  def table: String =
-    (Seq(header, header.map(_ => "---")) ++ rows).map(_.map(_.replace("|", "/")).mkString("| ", " | ", " |"))
-      .mkString("\n")
+  def table: String = MarkdownTable(header, rows)
+
+  /** Runs re-run with their verdict's fix (`--verify`): what the lab predicted and what the re-run measured. */
+  def verified: String =
+    val vs = bulkhead.lab.run.Verification.pair(results)
+    if vs.isEmpty then ""
+    else
+      val table = MarkdownTable(Seq("scenario", "fix", "predicted (what caps next)", "measured", "ratio", "now capped by"),
+        vs.map(v => Seq(v.original.info.name, v.verdict.fix.map(_.flags.mkString(" ")).getOrElse("-"),
+          f"${v.predicted}%.1f (${v.verdict.next.map(_.name).getOrElse("-")})", f"${v.measured}%.1f",
+          f"${v.ratio}%.2f", Diagnosis(v.rerun).name)))
+      s"\n## The fixes, verified\nEach scenario re-run with the setting its verdict named.\n\n$table\n"
 
   def markdown: String =
     val details = results.map { r =>
@@ -63,10 +72,12 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |
        |@@TABLE@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
-       |${SideBySide.table(results)}
+       |@@VERIFIED@@
+       |@@SIDEBYSIDE@@
        |## Scenarios
        |
-       |$details""".stripMargin.replace("@@TABLE@@", table)
+       |$details""".stripMargin.replace("@@TABLE@@", table).replace("@@VERIFIED@@", verified)
+      .replace("@@SIDEBYSIDE@@", SideBySide.table(results))
 
   /** Writes README.md, report.html and the plots into `dir`. */
   def write(dir: Path): Path =

@@ -90,3 +90,23 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.name shouldBe "load-generator"
     v.predicted shouldBe (16 / 0.105 +- 0.5)
   }
+
+  private def recorded(name: String) = bulkhead.lab.record.RecordJson.read(java.nio.file.Path.of(
+    getClass.getResource(s"/fixtures/records/$name/result.json").toURI)).fold(e => fail(e), identity)
+
+  "Diagnosis of a recorded run" should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
+    val r = recorded("pool-4-queueing")
+    r.load.latency.meanMs should be > 300.0
+    val v = Diagnosis(r)
+    v.name shouldBe "pool blocking-pool"
+    v.ratio shouldBe (1.0 +- 0.1)
+    v.fix.map(_.flags) shouldBe Some(Seq("--blocking-pool-size", "16"))
+  }
+
+  it should "name the errors of a run whose SOAP host pool refused calls (real run, every answer 5xx)" in {
+    val r = recorded("errors-host-pool")
+    val v = Diagnosis(r)
+    v.name shouldBe "errors"
+    v.measured shouldBe 0.0
+    v.explanation should include("did not get 2xx")
+  }

@@ -1,5 +1,6 @@
 package bulkhead.service.config
 
+import bulkhead.service.cluster.ClusterSettings
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.Config
 
@@ -40,7 +41,8 @@ final case class ServiceSettings(
     shutdownDeadline: FiniteDuration,
     work: WorkSettings,
     pools: PoolSettings,
-    enrichment: EnrichmentSettings)
+    enrichment: EnrichmentSettings,
+    cluster: ClusterSettings = ClusterSettings.SingleNode)
 
 object ServiceSettings:
 
@@ -79,4 +81,5 @@ object ServiceSettings:
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config))
+      enrichment = EnrichmentSettings(config),
+      cluster = ClusterSettings(config))
