@@ -74,37 +74,42 @@ object DiagnoseCommand extends LabCommand:
       2
     else
       val dir = o.out.getOrElse(Paths.results(s"diagnose-${o.pid}"))
-      Files.createDirectories(dir)
-      val sampler = ServiceSampler(o.pid, None)
-      val started = Instant.now()
-      val measured =
-        if o.noLoad then Right(observe(o, sampler))
-        else
-          val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
-          println(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling pid ${o.pid} every ${o.every.toMillis} ms")
-          Measurement.run(driver, o.url, dir, sampler, o.every, println)
-      measured match
+      run(o, dir, println) match
         case Left(err) =>
           System.err.println(s"bulkhead lab diagnose: $err")
           1
-        case Right(m) if m.samples.forall(_.pools.isEmpty) =>
-          System.err.println(s"bulkhead lab diagnose: no thread dump of pid ${o.pid}: " +
-            sampler.lastDumpError.getOrElse("is it a JVM of this user?"))
-          1
-        case Right(m) =>
-          val (figures, samples) = (m.figures, m.samples)
-          val info = RunInfo(s"pid-${o.pid}", s"pid ${o.pid}", s"pid ${o.pid}", o.url, figures.description,
-            figures.clients, Nil, None, None, None, None, "2xx", None, s"pid ${o.pid}",
-            sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors(),
-            started.toString)
-          val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil,
-            Some(m.beforeLoad), Some(m.afterLoad))
-          RecordJson.write(record, dir)
-          println(ThreadTable.render(samples.map(_.pools)))
-          println(Diagnosis(record).line(info.name))
+        case Right(record) =>
+          println(ThreadTable.render(record.samples.map(_.pools)))
+          println(Diagnosis(record).line(record.info.name))
           println(s"result: ${dir.resolve(RecordJson.FileName)}")
           0
   }
+
+  /** Loads (or observes) and samples the process; the run, written as `result.json` into `dir`. */
+  def run(o: Options, dir: Path, say: String => Unit): Either[String, RunRecord] =
+    Files.createDirectories(dir)
+    val sampler = ServiceSampler(o.pid, None)
+    val started = Instant.now()
+    val measured =
+      if o.noLoad then Right(observe(o, sampler))
+      else
+        val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
+        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling pid ${o.pid} every ${o.every.toMillis} ms")
+        Measurement.run(driver, o.url, dir, sampler, o.every, say)
+    measured.flatMap {
+      case m if m.samples.forall(_.pools.isEmpty) =>
+        Left(s"no thread dump of pid ${o.pid}: ${sampler.lastDumpError.getOrElse("is it a JVM of this user?")}")
+      case m =>
+        val (figures, samples) = (m.figures, m.samples)
+        val info = RunInfo(s"pid-${o.pid}", s"pid ${o.pid}", s"pid ${o.pid}", o.url, figures.description,
+          figures.clients, Nil, None, None, None, None, "2xx", None, s"pid ${o.pid}",
+          sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors(),
+          started.toString)
+        val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil,
+          Some(m.beforeLoad), Some(m.afterLoad))
+        RecordJson.write(record, dir)
+        Right(record)
+    }
 
   /** Samples for the duration without load; the answers are the counter's increase, when one is given. */
   private def observe(o: Options, sampler: ServiceSampler): Measurement.Outcome =

@@ -1,6 +1,5 @@
 package bulkhead.service.config
 
-import bulkhead.service.cluster.ClusterSettings
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.Config
 
@@ -81,5 +80,5 @@ object ServiceSettings:
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config),
+      enrichment = EnrichmentSettings.read(r),
       cluster = ClusterSettings(config))

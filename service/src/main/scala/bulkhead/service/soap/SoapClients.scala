@@ -1,8 +1,8 @@
-package bulkhead.service.enrichment
+package bulkhead.service.soap
 
 import bulkhead.service.config.{EnrichmentSettings, SoapMode}
 import bulkhead.service.dispatch.{Pools, WorkQueuePool}
-import bulkhead.service.soap.{BlockingSoapClient, GuardedSoapClient, MeteredSoapClient, NonBlockingSoapClient, SoapClient}
+import bulkhead.service.enrichment.SoapClient
 import io.micrometer.core.instrument.{Gauge, MeterRegistry}
 import org.apache.pekko.actor.typed.ActorSystem
 

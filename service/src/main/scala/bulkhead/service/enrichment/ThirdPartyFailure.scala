@@ -1,8 +1,4 @@
-package bulkhead.service.soap
-
-import bulkhead.service.enrichment.ThirdPartyCustomer
-
-import scala.concurrent.Future
+package bulkhead.service.enrichment
 
 /** How a call to the third party failed, in domain terms (no HTTP or XML type crosses this boundary). */
 enum ThirdPartyFailure:
@@ -14,8 +10,3 @@ enum ThirdPartyFailure:
   case Unreachable(detail: String)
   /** The call was not made: no capacity (work queue full) or circuit open. */
   case Refused(detail: String, retryAfterMillis: Long)
-
-/** The third party's `GetCustomer` operation. The future never fails: failures are `Left`. */
-trait SoapClient:
-  def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]]
-  def close(): Unit = ()

@@ -1,4 +1,4 @@
-package bulkhead.service.http
+package bulkhead.service.http.internal
 
 import org.apache.pekko.io.Inet
 
@@ -9,7 +9,7 @@ import java.net.{ServerSocket, StandardSocketOptions}
  * connections between them. Pekko's `bind` accepts one connection per round trip through its actors
  * (ResumeAccepting(1)); each listener is such a chain with its own kernel backlog.
  */
-object ReusePort extends Inet.AbstractSocketOption:
+private[http] object ReusePort extends Inet.AbstractSocketOption:
   def supported: Boolean =
     try
       val probe = ServerSocket()

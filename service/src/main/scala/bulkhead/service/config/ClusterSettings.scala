@@ -1,6 +1,5 @@
-package bulkhead.service.cluster
+package bulkhead.service.config
 
-import bulkhead.service.config.SettingsReader
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueFactory, ConfigValueType}
 
 import scala.jdk.CollectionConverters.*

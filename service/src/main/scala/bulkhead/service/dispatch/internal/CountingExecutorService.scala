@@ -1,4 +1,4 @@
-package bulkhead.service.dispatch
+package bulkhead.service.dispatch.internal
 
 import java.util
 import java.util.concurrent.{AbstractExecutorService, ExecutorService, TimeUnit}
@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.LongAdder
  * task, so running tasks = threads in use). Only wraps the virtual-thread executor; fork-join and thread-pool
  * executors report their own figures.
  */
-final class CountingExecutorService(underlying: ExecutorService) extends AbstractExecutorService:
+private[dispatch] final class CountingExecutorService(underlying: ExecutorService) extends AbstractExecutorService:
   private val started = LongAdder()
   private val finished = LongAdder()
 

@@ -1,4 +1,4 @@
-package bulkhead.service.dispatch
+package bulkhead.service.dispatch.internal
 
 import java.util.concurrent.{ConcurrentHashMap, ExecutorService}
 
@@ -7,7 +7,7 @@ import java.util.concurrent.{ConcurrentHashMap, ExecutorService}
  * Pekko creates configurators by reflection and hands them nothing else; keyed by system so that several actor
  * systems in one JVM (tests) do not mix.
  */
-object ExecutorRegistry:
+private[dispatch] object ExecutorRegistry:
   private val executors = ConcurrentHashMap[(String, String), ExecutorService]()
 
   def register(system: String, dispatcherId: String, executor: ExecutorService): Unit =

@@ -1,6 +1,5 @@
-package bulkhead.service.cluster
+package bulkhead.service.config
 
-import bulkhead.service.config.{ServiceCommandLine, ServiceSettings}
 import bulkhead.service.testkit.TestService
 import com.typesafe.config.ConfigException
 import org.scalatest.flatspec.AnyFlatSpec

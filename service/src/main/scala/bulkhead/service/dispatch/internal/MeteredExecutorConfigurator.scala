@@ -1,4 +1,4 @@
-package bulkhead.service.dispatch
+package bulkhead.service.dispatch.internal
 
 import com.typesafe.config.Config
 import org.apache.pekko.dispatch.*
@@ -7,8 +7,8 @@ import java.util.concurrent.{ExecutorService, ThreadFactory}
 
 /**
  * Pekko's own executor for a dispatcher (fork-join, thread-pool or virtual-thread, named in `metered.executor`),
- * registered in [[ExecutorRegistry]] when Pekko creates it, so /metrics and the lab can read its size, activity and
- * queue. Pekko instantiates it by reflection from `executor = "<this class>"`.
+ * registered in [[ExecutorRegistry]] when Pekko creates it, so that /metrics and the lab can read its size, activity
+ * and queue. Pekko instantiates it by reflection from `executor = "<this class>"`.
  */
 final class MeteredExecutorConfigurator(config: Config, prerequisites: DispatcherPrerequisites)
     extends ExecutorServiceConfigurator(config, prerequisites):
