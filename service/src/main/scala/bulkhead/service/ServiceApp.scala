@@ -10,6 +10,7 @@ import bulkhead.service.redis.LettuceProfileStores
 import bulkhead.service.soap.SoapClients
 import bulkhead.service.work.WorkRunner
 import com.typesafe.config.Config
+import io.micrometer.core.instrument.config.MeterFilter
 import org.apache.pekko.Done
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.actor.typed.scaladsl.Behaviors
@@ -39,6 +40,9 @@ object ServiceApp:
     given ExecutionContext = system.executionContext
     val ready = AtomicBoolean(false)
     val metrics = ServiceMetrics()
+    // Per-request meters off: Micrometer hands out no-op meters for them (registered lazily, after this filter).
+    if !settings.requestMeters then
+      metrics.registry.config().meterFilter(MeterFilter.deny(_.getName == "http.server.requests"))
     warmAndMeter(system, metrics)
 
     val soap = SoapClients(settings.enrichment, metrics.registry)
@@ -68,7 +72,8 @@ object ServiceApp:
         Http()(system.classicSystem).newServerAt(host, port).bind(routes.metricsListenerRoute).map(Some(_))
 
     val bound = metricsBound.flatMap(m =>
-      HttpServer.bind(settings, routes.route, routes.fastPath, metrics.connections).map(_ -> m))
+      HttpServer.bind(settings, routes.route, if settings.server.fastPath then routes.fastPath else PartialFunction.empty,
+        metrics.connections).map(_ -> m))
     bound.map { case (binding, metricsBinding) =>
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))

@@ -108,6 +108,26 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       eventually()(open <= before) shouldBe true
   }
 
+  it should "answer /hello and /work through the routing tree, timed by route, when the fast path is off" in withService(
+      "bulkhead.service.server.fast-path" -> false) { s =>
+    get(url(s, "/hello")).body shouldBe "OK"
+    get(url(s, "/hello")).body shouldBe "OK"
+    val text = get(url(s, "/metrics")).body
+    metric(text, """http_server_requests_seconds_count{route="hello",status="200"}""") shouldBe Some(2.0)
+    get(url(s, "/work/async?ms=1")).status shouldBe 200
+    get(url(s, "/work/turbo")).status shouldBe 400
+  }
+
+  it should "record no per-request meter when they are off, and still answer every route" in withService(
+      "bulkhead.service.metrics.per-request" -> false) { s =>
+    get(url(s, "/hello")).body shouldBe "OK"
+    get(url(s, "/work/async?ms=1")).status shouldBe 200
+    get(url(s, "/work/nope")).status shouldBe 400
+    val text = get(url(s, "/metrics")).body
+    text should not include "http_server_requests"
+    text should include("http_server_connections_open")
+  }
+
   /** Listening sockets on the port, from /proc/net/tcp and tcp6 (state 0A). */
   private def listening(port: Int): Int =
     val hex = f":$port%04X"

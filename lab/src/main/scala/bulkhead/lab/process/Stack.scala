@@ -52,7 +52,7 @@ final class Stack(launch: Launch, dir: Path):
         jvm(jvmPeer, classpath, Target.mainClass(jvmPeer), Seq("-Xmx1g", "-Xss512k"), flags, ready = "/hello")
 
   /** The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis). */
-  def service(args: Seq[String], heap: String = "-Xmx2g", jvmExtra: Seq[String] = Nil): Served =
+  def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil): Served =
     jvm("service", launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args)
 
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
@@ -75,6 +75,9 @@ final class Stack(launch: Launch, dir: Path):
     served
 
 object Stack:
+  /** The service's heap unless a scenario sets its own. */
+  val DefaultHeap = "-Xmx2g"
+
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 
   def awaitPort(child: Child, port: Int, limit: FiniteDuration): Unit =
