@@ -1,7 +1,7 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.process.Stack
-import bulkhead.lab.sample.{Attach, MetricsScrape, ProcessThreads, ThreadSampler}
+import bulkhead.lab.sample.{Attach, MetricsScrape, PoolNames, ProcessThreads, ThreadSampler}
 
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicBoolean
@@ -51,10 +51,12 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
 object ServiceGauges:
   /**
    * Pools whose size moves by itself: fork-join workers (Pekko's default and internal dispatchers, the JDK's common
-   * pool and virtual-thread carriers, named ForkJoinPool-N-worker) and HotSpot's own GC, JIT and VM threads.
+   * pool and virtual-thread carriers, named ForkJoinPool-N-worker or, once seen carrying, virtual-carriers) and
+   * HotSpot's own GC, JIT and VM threads.
    */
   def onDemand(pool: String): Boolean =
     pool.endsWith("default-dispatcher") || pool.endsWith("internal-dispatcher") || pool.startsWith("ForkJoinPool") ||
+      pool == PoolNames.VirtualCarriers ||
       Seq("GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM ").exists(pool.startsWith)
 
   final class Sampling(val stop: () => Map[Int, SecondRow])

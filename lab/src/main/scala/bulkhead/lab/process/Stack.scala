@@ -8,7 +8,7 @@ import scala.util.Using
 
 /**
  * Where the lab finds the JVMs it starts: set by the launcher (./bulkhead) as system properties. `peers` holds the
- * classpath of each peer server module (akka-http, spray, pekko-minimal) that was built.
+ * classpath of each peer server module (akka-http, spray, pekko-minimal, jetty, tomcat) that was built.
  */
 final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String,
     peers: Map[String, String] = Map.empty)
@@ -39,11 +39,11 @@ final class Stack(launch: Launch, dir: Path):
   def stub(args: Seq[String]): Served = jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m"), args)
 
   /**
-   * A peer server (Target.Peers): its own JVM, or nginx. Of the scenario's flags it gets the ones the seeds varied
-   * (--blocking-pool-size, --max-connections); its readiness is its /hello.
+   * A peer server (Target.Peers): its own JVM, or nginx. Of the scenario's flags it gets the ones it understands
+   * (Target.peerFlags); its readiness is its /hello.
    */
   def peer(target: String, serviceFlags: Seq[String]): Served =
-    val flags = Target.peerFlags(serviceFlags)
+    val flags = Target.peerFlags(target, serviceFlags)
     target match
       case Target.Nginx => Nginx.start(dir)
       case jvmPeer =>
@@ -52,7 +52,7 @@ final class Stack(launch: Launch, dir: Path):
         jvm(jvmPeer, classpath, Target.mainClass(jvmPeer), Seq("-Xmx1g", "-Xss512k"), flags, ready = "/hello")
 
   /** The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis). */
-  def service(args: Seq[String], heap: String = "-Xmx2g", jvmExtra: Seq[String] = Nil): Served =
+  def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil): Served =
     jvm("service", launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args)
 
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
@@ -75,6 +75,9 @@ final class Stack(launch: Launch, dir: Path):
     served
 
 object Stack:
+  /** The service's heap unless a scenario sets its own. */
+  val DefaultHeap = "-Xmx2g"
+
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 
   def awaitPort(child: Child, port: Int, limit: FiniteDuration): Unit =

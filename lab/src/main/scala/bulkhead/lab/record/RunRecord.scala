@@ -12,9 +12,12 @@ final case class LogLine(text: String, count: Int)
  * read only this.
  *
  * @param measuredFrom seconds after the load started at which the measured phase begins (a ramp's ramp-up)
+ * @param beforeLoad the processes from /proc just before the load started (runs recorded without it have none)
+ * @param afterLoad the same just after the load ended: with `beforeLoad`, the CPU the whole load cost
  */
 final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample], measuredFrom: Double,
-    measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine]):
+    measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine], beforeLoad: Option[Sample] = None,
+    afterLoad: Option[Sample] = None):
   def throughput: Double = load.throughput(info.expectedClass)
   /** Samples of the measured phase (all of them if none falls in it). */
   def measuredSamples: Seq[Sample] =

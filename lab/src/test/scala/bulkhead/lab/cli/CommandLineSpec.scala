@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Children
+import bulkhead.lab.process.{Children, Target}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -54,6 +54,8 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("--set", "bulkhead.no.such.key=1") -> "bulkhead.no.such.key",
     Seq("--set", "novalue") -> "--set",
     Seq("--set", "bulkhead.service.server.idle-timeout=forever") -> "idle-timeout",
+    Seq("--set", "bulkhead.service.server.fast-path=maybe") -> "fast-path",
+    Seq("--set", "bulkhead.service.metrics.per-request=sometimes") -> "per-request",
     Seq("--config", "/no/such/file.conf") -> "/no/such/file.conf")
 
   "The service" should "refuse every bad flag or value with a message naming it" in {
@@ -83,6 +85,14 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     do refused(launch.peers(peer), bulkhead.lab.process.Target.mainClass(peer), args, named)
   }
 
+  "The Jetty and Tomcat peers" should "refuse a thread pool they cannot have, naming the flag" in {
+    for
+      peer <- Seq(Target.Jetty, Target.Tomcat)
+      (args, named) <- Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
+        Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
+    do refused(launch.peers(peer), Target.mainClass(peer), args, named)
+  }
+
   private val labBad: Seq[(Seq[String], String)] = Seq(
     Seq("fly") -> "fly",
     Seq("run", "--bogus") -> "--bogus",
@@ -100,7 +110,12 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("faults", "--only", "meteor") -> "meteor",
     Seq("faults", "--fast") -> "--fast",
     Seq("demo", "--quick") -> "--quick",
-    Seq("bench", "teleport") -> "teleport")
+    Seq("bench", "teleport") -> "teleport",
+    Seq("bench", "hello", "--rounds", "0") -> "--rounds",
+    Seq("bench", "ab", "--connections", "0") -> "--connections",
+    Seq("bench", "report") -> "bench report needs the directory",
+    Seq("bench", "report", "/no/such/bench") -> "/no/such/bench",
+    Seq("bench", "hello", "/tmp") -> "bench hello takes no directory")
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))

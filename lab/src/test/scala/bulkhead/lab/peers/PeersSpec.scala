@@ -16,7 +16,7 @@ class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-peers"))
   override def afterAll(): Unit = Children.stopAll()
 
-  Seq(Target.AkkaHttp, Target.Spray, Target.PekkoMinimal, Target.Nginx).foreach { target =>
+  Seq(Target.AkkaHttp, Target.Spray, Target.PekkoMinimal, Target.Jetty, Target.Tomcat, Target.Nginx).foreach { target =>
     s"The $target peer" should "answer /hello with OK" in {
       val peer = stack.peer(target, Nil)
       try Stack.get(peer.url("/hello")) shouldBe Right("OK")
@@ -36,6 +36,24 @@ class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
       val dump = bulkhead.lab.sample.ThreadSampler.dump(peer.child.pid).fold(e => fail(e), identity)
       "\"akka-http-peer-my-blocking-dispatcher-\\d+\"".r.findAllIn(dump).size shouldBe 3
     finally peer.child.stop()
+  }
+
+  // The pool each framework runs requests on, as PoolNames labels it (Tomcat's carries its address and port).
+  Seq(Target.Jetty -> "qtp", Target.Tomcat -> "http-nio-127.0.0.1-auto-1-exec").foreach { (target, label) =>
+    s"The $target peer" should "grow its worker pool to --max-threads under load, as its thread dump shows" in {
+      val maxThreads = 6
+      // --blocking-pool-size is bulkhead's flag: the lab passes the peer only its own.
+      val peer = stack.peer(target, Seq("--max-threads", maxThreads.toString, "--min-threads", "2",
+        "--blocking-pool-size", "50"))
+      try
+        Stack.get(peer.url("/work/pool?ms=abc")) shouldBe Left(s"HTTP 400 from ${peer.url("/work/pool?ms=abc")}")
+        val calls = (1 to 3 * maxThreads).map(_ => scala.concurrent.Future(Stack.get(peer.url("/work/pool?ms=200")))(
+          scala.concurrent.ExecutionContext.global))
+        calls.foreach(f => scala.concurrent.Await.result(f, scala.concurrent.duration.Duration(20, "s")) shouldBe Right("OK"))
+        val pools = bulkhead.lab.sample.ThreadSampler.sample(peer.child.pid).fold(e => fail(e), identity)
+        bulkhead.lab.sample.PoolSize.infer(Seq(pools)).find(_.pool == label).get.size shouldBe maxThreads
+      finally peer.child.stop()
+    }
   }
 
   "A scenario with two targets" should "run their attempts interleaved and compare them side by side" in {
