@@ -21,5 +21,6 @@ final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample
   def throughput: Double = load.throughput(info.expectedClass)
   /** Samples of the measured phase (all of them if none falls in it). */
   def measuredSamples: Seq[Sample] =
-    val in = samples.filter(s => s.second >= measuredFrom - 0.5 && s.second <= measuredTo + 0.5)
+    // The sample taken as the load starts sees no load yet: it would dilute every mean by one sample.
+    val in = samples.filter(s => s.second >= measuredFrom + 0.5 && s.second <= measuredTo + 0.5)
     if in.nonEmpty then in else samples
