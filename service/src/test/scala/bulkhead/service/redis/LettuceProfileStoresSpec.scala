@@ -12,6 +12,7 @@ import scala.concurrent.{Await, ExecutionContext}
 
 /** Profiles from a real redis-server through Lettuce: reading, connections per routee, and Redis going away. */
 class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
+  // Lettuce opens its connections in the background; a cold JVM on a loaded 2-core machine took over 10 s once.
   private given ExecutionContext = ExecutionContext.global
 
   private def withStores[A](redis: RedisProcess, connections: RedisConnections, routees: Int = 3)(
@@ -36,7 +37,7 @@ class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
     RedisProcess.withRedis { redis =>
       redis.cli("HSET", "customer:7", "points", "5", "tier", "basic", "lastOrder", "2026-01-01") shouldBe "3"
       withStores(redis, RedisConnections.PerRoutee) { stores =>
-        eventually()(stores.openConnections == 3) shouldBe true
+        eventually(tries = 600)(stores.openConnections == 3) shouldBe true
         profile(stores, 0, 7) shouldBe Right(Some(LoyaltyProfile(5, "basic", "2026-01-01")))
         profile(stores, 2, 8) shouldBe Right(None)
       }
@@ -45,11 +46,11 @@ class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
   it should "open one connection per routee, or one for all when shared" in RedisProcess.withRedis { redis =>
     def named(prefix: String) = redis.cli("CLIENT", "LIST").linesIterator.count(_.contains(s"name=$prefix"))
     withStores(redis, RedisConnections.PerRoutee, routees = 4) { stores =>
-      eventually()(stores.openConnections == 4) shouldBe true
+      eventually(tries = 600)(stores.openConnections == 4) shouldBe true
       named("bulkhead-routee-") shouldBe 4
     }
     withStores(redis, RedisConnections.Shared, routees = 4) { stores =>
-      eventually()(stores.openConnections == 1) shouldBe true
+      eventually(tries = 600)(stores.openConnections == 1) shouldBe true
       named("bulkhead-shared") shouldBe 1
       stores.forRoutee(0) shouldBe theSameInstanceAs(stores.forRoutee(3))
     }
