@@ -1,12 +1,13 @@
 package bulkhead.lab
 
+import bulkhead.lab.bench.BenchSuite
 import bulkhead.lab.cli.*
 import bulkhead.lab.process.Children
 
 /** `./bulkhead lab <command>` and `./bulkhead demo`: dispatches to one command, each with its own `--help`. */
 object LabMain:
   val Commands: Seq[LabCommand] = Seq(RunCommand, DemoCommand, ReportCommand, DiagnoseCommand, AccuracyCommand,
-    ThreadsCommand, AnalyzeCommand, FaultsCommand, BenchCommand, ClusterBenchCommand,
+    ThreadsCommand, AnalyzeCommand, FaultsCommand, BenchCommand,
     ClusterFaultsCommand)
 
   def usage: String =
@@ -15,7 +16,7 @@ object LabMain:
        |
        |${Commands.map(c => s"  ${c.name.padTo(width, ' ')}  ${c.summary}").mkString("\n")}
        |
-       |bench suites: ${Bench.Suites.mkString(", ")}""".stripMargin
+       |bench suites: ${BenchSuite.All.map(_.name).mkString(", ")}""".stripMargin
 
   def main(args: Array[String]): Unit =
     val code = args.toList match

@@ -12,7 +12,9 @@ import scala.concurrent.duration.*
 class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   "The service" should "answer /hello and /health over a real socket" in withService() { s =>
-    get(url(s, "/hello")) shouldBe Reply(200, "OK", get(url(s, "/hello")).headers)
+    val hello = get(url(s, "/hello"))
+    (hello.status, hello.body) shouldBe (200, "OK")
+    hello.headers.get("content-type") shouldBe Some("text/plain; charset=UTF-8")
     get(url(s, "/health")).status shouldBe 200
   }
 
@@ -54,7 +56,7 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
     blocked.foreach(_.get().status shouldBe 200)
   }
 
-  it should "starve /hello when /work/default blocks every default-dispatcher thread (the seeds' anti-pattern)" in
+  it should "starve /hello when /work/default blocks every default-dispatcher thread (the anti-pattern, on purpose)" in
     withService(
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 2) { s =>
@@ -104,6 +106,26 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       try eventually()(open >= before + 5) shouldBe true
       finally sockets.foreach(_.close())
       eventually()(open <= before) shouldBe true
+  }
+
+  it should "answer /hello and /work through the routing tree, timed by route, when the fast path is off" in withService(
+      "bulkhead.service.server.fast-path" -> false) { s =>
+    get(url(s, "/hello")).body shouldBe "OK"
+    get(url(s, "/hello")).body shouldBe "OK"
+    val text = get(url(s, "/metrics")).body
+    metric(text, """http_server_requests_seconds_count{route="hello",status="200"}""") shouldBe Some(2.0)
+    get(url(s, "/work/async?ms=1")).status shouldBe 200
+    get(url(s, "/work/turbo")).status shouldBe 400
+  }
+
+  it should "record no per-request meter when they are off, and still answer every route" in withService(
+      "bulkhead.service.metrics.per-request" -> false) { s =>
+    get(url(s, "/hello")).body shouldBe "OK"
+    get(url(s, "/work/async?ms=1")).status shouldBe 200
+    get(url(s, "/work/nope")).status shouldBe 400
+    val text = get(url(s, "/metrics")).body
+    text should not include "http_server_requests"
+    text should include("http_server_connections_open")
   }
 
   /** Listening sockets on the port, from /proc/net/tcp and tcp6 (state 0A). */

@@ -5,7 +5,7 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.load.{LoadFigures, Latencies, WrkDriver, Answers}
 import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord}
 import bulkhead.lab.run.Measurement
-import bulkhead.lab.sample.{MetricsReading, Sample, ServiceSampler}
+import bulkhead.lab.sample.{MetricsReading, ServiceSampler}
 import bulkhead.lab.process.Stack
 import scopt.OParser
 
@@ -74,44 +74,52 @@ object DiagnoseCommand extends LabCommand:
       2
     else
       val dir = o.out.getOrElse(Paths.results(s"diagnose-${o.pid}"))
-      Files.createDirectories(dir)
-      val sampler = ServiceSampler(o.pid, None)
-      val started = Instant.now()
-      val measured =
-        if o.noLoad then Right(observe(o, sampler))
-        else
-          val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
-          println(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling pid ${o.pid} every ${o.every.toMillis} ms")
-          Measurement.run(driver, o.url, dir, sampler, o.every, println)
-      measured match
+      run(o, dir, println) match
         case Left(err) =>
           System.err.println(s"bulkhead lab diagnose: $err")
           1
-        case Right((figures, samples)) if samples.forall(_.pools.isEmpty) =>
-          System.err.println(s"bulkhead lab diagnose: no thread dump of pid ${o.pid}: " +
-            sampler.lastDumpError.getOrElse("is it a JVM of this user?"))
-          1
-        case Right((figures, samples)) =>
-          val info = RunInfo(s"pid-${o.pid}", s"pid ${o.pid}", s"pid ${o.pid}", o.url, figures.description,
-            figures.clients, Nil, None, None, None, None, "2xx", None, s"pid ${o.pid}",
-            sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors(),
-            started.toString)
-          val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil)
-          RecordJson.write(record, dir)
-          println(ThreadTable.render(samples.map(_.pools)))
-          println(Diagnosis(record).line(info.name))
+        case Right(record) =>
+          println(ThreadTable.render(record.samples.map(_.pools)))
+          println(Diagnosis(record).line(record.info.name))
           println(s"result: ${dir.resolve(RecordJson.FileName)}")
           0
   }
 
+  /** Loads (or observes) and samples the process; the run, written as `result.json` into `dir`. */
+  def run(o: Options, dir: Path, say: String => Unit): Either[String, RunRecord] =
+    Files.createDirectories(dir)
+    val sampler = ServiceSampler(o.pid, None)
+    val started = Instant.now()
+    val measured =
+      if o.noLoad then Right(observe(o, sampler))
+      else
+        val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
+        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling pid ${o.pid} every ${o.every.toMillis} ms")
+        Measurement.run(driver, o.url, dir, sampler, o.every, say)
+    measured.flatMap {
+      case m if m.samples.forall(_.pools.isEmpty) =>
+        Left(s"no thread dump of pid ${o.pid}: ${sampler.lastDumpError.getOrElse("is it a JVM of this user?")}")
+      case m =>
+        val (figures, samples) = (m.figures, m.samples)
+        val info = RunInfo(s"pid-${o.pid}", s"pid ${o.pid}", s"pid ${o.pid}", o.url, figures.description,
+          figures.clients, Nil, None, None, None, None, "2xx", None, s"pid ${o.pid}",
+          sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors(),
+          started.toString)
+        val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil,
+          Some(m.beforeLoad), Some(m.afterLoad))
+        RecordJson.write(record, dir)
+        Right(record)
+    }
+
   /** Samples for the duration without load; the answers are the counter's increase, when one is given. */
-  private def observe(o: Options, sampler: ServiceSampler): (LoadFigures, Seq[Sample]) =
+  private def observe(o: Options, sampler: ServiceSampler): Measurement.Outcome =
     def count(): Option[Double] = o.rateMetric.flatMap { spec =>
       val (url, counter) = spec.splitAt(spec.lastIndexOf('#'))
       Stack.get(url, 5.seconds).toOption.map(t => MetricsReading.lines(t).filter(_.name == counter.drop(1)).map(_.value).sum)
     }
     println(s"bulkhead lab diagnose: observing pid ${o.pid} for ${o.duration.toSeconds} s (no load)")
     val c0 = count()
+    val before = sampler.process(0.0)
     val start = System.nanoTime()
     val samples = Iterator.continually {
       val t = (System.nanoTime() - start) / 1e9
@@ -120,6 +128,8 @@ object DiagnoseCommand extends LabCommand:
       s
     }.takeWhile(_ => System.nanoTime() - start < o.duration.toNanos).toVector
     val elapsed = (System.nanoTime() - start) / 1e9
+    val after = sampler.process(elapsed)
     val answered = (for a <- c0; b <- count() yield (b - a).toLong).getOrElse(0L)
-    (LoadFigures("observed", s"observed ${o.duration.toSeconds} s" + o.rateMetric.fold("")(m => s", rate from $m"), 0,
-      elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0), Latencies.Empty, Nil), samples)
+    Measurement.Outcome(LoadFigures("observed", s"observed ${o.duration.toSeconds} s" +
+      o.rateMetric.fold("")(m => s", rate from $m"), 0, elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0),
+      Latencies.Empty, Nil), samples, before, after)

@@ -1,7 +1,7 @@
 package bulkhead.lab.diagnose
 
-import bulkhead.lab.record.{LogLine, NodeSamples, RunRecord}
-import bulkhead.lab.sample.{MetricsReading, PoolSample, Sample}
+import bulkhead.lab.record.{CpuPerRequest, LogLine, NodeSamples, RunRecord}
+import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
 
 /**
  * Names what caps a run's throughput from what the run measured, never from a work time a scenario declares.
@@ -74,6 +74,9 @@ private final class DiagnosisOf(r: RunRecord):
   /** A rate summed over the nodes (the third party's calls: each node's SOAP client makes its own). */
   private def rateOverNodes(f: MetricsReading => Option[Double]): Option[Double] =
     Option(nodes.flatMap(n => rateIn(n.samples)(f))).filter(_.nonEmpty).map(_.sum)
+
+  /** Pools of a JVM without gauges, sized from the samples (Jetty's acceptor and selector in its pool's size). */
+  private val inferred: Map[String, PoolSize] = PoolSize.infer(window.map(_.pools)).map(p => p.pool -> p).toMap
 
   /**
    * Pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy (threads
@@ -172,13 +175,10 @@ private final class DiagnosisOf(r: RunRecord):
     val ticks = window.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
     val share = for (b0, t0) <- ticks.headOption; (b1, t1) <- ticks.lastOption if t1 > t0
       yield (b1 - b0).toDouble / (t1 - t0)
-    // Every node's CPU: an answer of the front also costs the node whose routee served it.
-    val cores = nodes.map { n =>
-      val cpu = n.samples.flatMap(s => s.cpuSeconds.map(s.second -> _))
-      for (s0, c0) <- cpu.headOption; (s1, c1) <- cpu.lastOption if s1 > s0 yield (c1 - c0) / (s1 - s0)
-    }
-    val micros = Option.when(cores.forall(_.isDefined))(cores.flatten.sum / answeredRate * 1e6)
-    (share, micros)
+    // On a cluster every node's CPU: an answer of the front also costs the node whose routee served it.
+    val perNode = nodes.map(n => CpuPerRequest.service(r.copy(samples = n.samples, beforeLoad = n.beforeLoad,
+      afterLoad = n.afterLoad, otherNodes = Nil)))
+    (share, Option.when(perNode.forall(_.isDefined))(perNode.flatten.sum))
 
   /**
    * The CPU as a resource: cores / machine CPU per answer. Only when the machine is at least half busy: below that, the
@@ -221,9 +221,15 @@ private final class DiagnosisOf(r: RunRecord):
 
   private def valid(c: Double) = c >= X * (1 - Noise)
 
+  /**
+   * The saturated resource with the smallest cap. A full CPU is named only when nothing else is saturated: threads held
+   * by blocking work cap throughput whatever the CPU does, and the CPU then shows as what caps after their fix.
+   */
   private val chosen: Option[Measured] =
     val full = candidates.filter(m => m.saturated && valid(m.cap)).sortBy(_.cap)
-    full.headOption.map(least => full.filter(_.cap <= least.cap * (1 + Noise)).minBy(order))
+    val held = full.filterNot(_.resource == Resource.Cpu)
+    val among = if held.nonEmpty then held else full
+    among.headOption.map(least => among.filter(_.cap <= least.cap * (1 + Noise)).minBy(order))
 
   private val thirdParty: Option[Cap] = thirdPartySeconds.filter(_ >= latency * 0.8).map(l =>
     Cap(Resource.ThirdParty, "", clients / l, f"$clients clients / ${fmt(l)} s of the third party's latency (its " +
@@ -267,7 +273,7 @@ private final class DiagnosisOf(r: RunRecord):
    * sends round robin), and at least one more than now.
    */
   private def fixedSize(m: Measured): Int =
-    math.ceil(clients.toDouble / m.nodes).toInt.max(m.sizePerNode.round.toInt + 1)
+    math.ceil(clients.toDouble / m.nodes).toInt.max(m.sizePerNode.toInt + 1)
 
   private def fixFor(m: Measured): Option[Fix] =
     val n = fixedSize(m)
@@ -283,7 +289,10 @@ private final class DiagnosisOf(r: RunRecord):
         Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.work-queue.max=$n", "--set",
           s"bulkhead.enrichment.soap.work-queue.core=$n"), s"SOAP work queue of $n threads ($why)"))
       case Resource.Pool =>
-        Some(Fix(Nil, s"${poolSetting(m.subject)} >= $n ($why)"))
+        // The threads the server lends to other roles (Jetty's acceptor and selector) come out of the same maximum.
+        val lent = inferred.get(m.subject).fold(0)(p => p.size - p.workers)
+        Some(Fix(Nil, s"${poolSetting(m.subject)} >= ${n + lent} ($why${if lent > 0 then s", plus $lent it lends to " +
+          "acceptors and selectors" else ""})"))
       case Resource.HostPool if bulkhead =>
         Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.max-connections=$n"),
           s"SOAP host pool of $n connections (bulkhead.enrichment.soap.max-connections; $why)"))

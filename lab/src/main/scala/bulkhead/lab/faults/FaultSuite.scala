@@ -3,6 +3,7 @@ package bulkhead.lab.faults
 import bulkhead.lab.SeedRedis
 import bulkhead.lab.process.{Children, Launch, Stack}
 import bulkhead.lab.report.Environment
+import bulkhead.lab.run.Progress
 
 import java.nio.file.{Files, Path}
 import scala.concurrent.duration.*
@@ -61,9 +62,13 @@ object FaultSuite:
       val runner = FaultRunner(stack, redis, stub, service, s.steadyUsers, s.maxConnections, s.customers,
         s"fixed:${s.stubLatencyMs}", progress)
       progress(s"faults suite: ${s.cases.size} faults x ${s.phases.total.toSeconds} s, then the overload ramp")
+      // Steps: the warm-up, each fault (its phases and a few seconds to inject and clear), the ramp (a fresh service).
+      val steps = Progress(s.warmUp.toSeconds.toDouble +: s.cases.map(_ => s.phases.total.toSeconds + 3.0) :+
+        (8.0 + s.rampWarmUp.toSeconds + OverloadRamp.Factors.size * s.rampStep.toSeconds))
+      progress(s"${steps.start(0)} warm-up")
       runner.warmUp(s.warmUp)
       val outcomes = s.cases.zipWithIndex.flatMap { (fault, i) =>
-        progress(s"[${i + 1}/${s.cases.size}] ${fault.name}")
+        progress(s"${steps.start(i + 1)} ${fault.name}")
         try
           val record = runner.run(fault, s.phases)
           val checks = FaultVerdict.checks(record, fault.expect)
@@ -76,7 +81,8 @@ object FaultSuite:
             None
       }
       service.child.stop()
-      progress(s"overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of max-in-flight ${s.rampMaxInFlight}")
+      progress(s"${steps.start(s.cases.size + 1)} overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of " +
+        s"max-in-flight ${s.rampMaxInFlight}")
       val rampService = stack.service(serviceFlags(16384, s.rampMaxInFlight), heap = "-Xmx1g")
       // A fresh JVM spends its first ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warm it longer.
       FaultRunner.warmUp(rampService, s.rampMaxInFlight, n => s"/customers/${n % s.customers + 1}", s.rampWarmUp)
@@ -84,5 +90,6 @@ object FaultSuite:
       rampService.child.stop()
       val rampChecks = OverloadRamp.checks(ramp, s.stubLatencyMs)
       rampChecks.foreach(c => progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+      progress(s"  ramp ${steps.finish()}; the faults suite took ${Progress.duration(steps.elapsed)}")
       FaultReport(command, env, setup, outcomes, ramp, rampChecks, failures)
     finally Children.stopAll()

@@ -55,8 +55,8 @@ final class Stack(launch: Launch, dir: Path):
    * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis). `name` names its log and port file:
    * distinct for each node of a cluster.
    */
-  def service(args: Seq[String], heap: String = "-Xmx2g", jvmExtra: Seq[String] = Nil, name: String = "service")
-      : Served =
+  def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil,
+      name: String = "service"): Served =
     jvm(name, launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args)
 
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
@@ -79,6 +79,9 @@ final class Stack(launch: Launch, dir: Path):
     served
 
 object Stack:
+  /** The service's heap unless a scenario sets its own. */
+  val DefaultHeap = "-Xmx2g"
+
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 
   def awaitPort(child: Child, port: Int, limit: FiniteDuration): Unit =

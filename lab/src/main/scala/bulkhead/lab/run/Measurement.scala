@@ -11,19 +11,25 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 
 /** Drives a load while the sampler samples the served process: the one measuring loop of every lab command. */
 object Measurement:
-  /** The figures of the load and the samples taken while it ran (from its start, every `every`). */
+  /**
+   * What a measurement gives: the load's figures, the samples taken while it ran (from its start, every `every`), and
+   * the processes read from /proc just before the load started and just after it ended, which bracket the CPU the
+   * load cost them.
+   */
+  final case class Outcome(figures: LoadFigures, samples: Seq[Sample], beforeLoad: Sample, afterLoad: Sample)
+
   def run(driver: LoadDriver, url: String, dir: Path, sampler: ServiceSampler, every: FiniteDuration,
-      progress: String => Unit): Either[String, (LoadFigures, Seq[Sample])] =
-    runNodes(driver, url, dir, Seq(sampler), every, progress).map((figures, samples) => figures -> samples.head)
+      progress: String => Unit): Either[String, Outcome] =
+    runNodes(driver, url, dir, Seq(sampler), every, progress).map(_.head)
 
   /**
    * The same loop over several processes (the nodes of a cluster): each round samples every one at once, each on a
    * thread of its own (a thread dump of a busy JVM took seconds on a loaded machine: in turn, the last node's sample
    * came seconds after the first's), and each sample carries its own second. The progress line is the first
-   * process's (the one loaded). The samples come back per process, in the order of `samplers`.
+   * process's (the one loaded). One outcome per process, in the order of `samplers`, all with the load's figures.
    */
   def runNodes(driver: LoadDriver, url: String, dir: Path, samplers: Seq[ServiceSampler], every: FiniteDuration,
-      progress: String => Unit): Either[String, (LoadFigures, Seq[Seq[Sample]])] =
+      progress: String => Unit): Either[String, Seq[Outcome]] =
     require(samplers.nonEmpty, "no process to sample")
     val result = AtomicReference[Either[String, LoadFigures]]()
     val load = Thread(() => result.set(
@@ -33,21 +39,25 @@ object Measurement:
       t.setDaemon(true)
       t)
     given ExecutionContext = ExecutionContext.fromExecutor(threads)
-    val start = System.nanoTime()
-    load.start()
-    var samples = Vector.fill(samplers.size)(Vector.empty[Sample])
-    var rounds = 0
+    def everyOne[A](f: ServiceSampler => A): Seq[A] = Await.result(Future.sequence(samplers.map(s => Future(f(s)))),
+      Duration.Inf)
     try
+      val before = everyOne(_.process(0.0))
+      val start = System.nanoTime()
+      load.start()
+      var samples = Vector.fill(samplers.size)(Vector.empty[Sample])
+      var rounds = 0
       while load.isAlive do
-        val round = Future.sequence(samplers.map(s => Future(s.sample((System.nanoTime() - start) / 1e9))))
-        samples = samples.zip(Await.result(round, Duration.Inf)).map(_ :+ _)
+        samples = samples.zip(everyOne(_.sample((System.nanoTime() - start) / 1e9))).map(_ :+ _)
         rounds += 1
         val front = samples.head
         progress(status(front.last, front.dropRight(1).lastOption, driver.totalSeconds))
         val next = start + rounds * every.toNanos
         load.join(((next - System.nanoTime()) / 1_000_000).max(100))
+      val after = everyOne(_.process((System.nanoTime() - start) / 1e9))
+      Option(result.get).getOrElse(Left("the load driver did not report")).map(figures =>
+        samples.indices.map(i => Outcome(figures, samples(i), before(i), after(i))))
     finally threads.shutdown()
-    Option(result.get).getOrElse(Left("the load driver did not report")).map(_ -> samples)
 
   /** `12s/30s, 1,234 req/s answered, 41 platform threads, blocking-pool 8/8 busy`. */
   private def status(s: Sample, before: Option[Sample], total: Double): String =

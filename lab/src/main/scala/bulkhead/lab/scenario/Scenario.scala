@@ -1,5 +1,6 @@
 package bulkhead.lab.scenario
 
+import bulkhead.lab.diagnose.{Bound, LittlesLaw}
 import bulkhead.lab.process.Target
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
 
@@ -52,11 +53,23 @@ final case class Scenario(
     expectedClass: String = "2xx",
     /** What the lab should name as the cap (diagnosis cases of `lab accuracy`), e.g. `pool blocking-pool`, `cpu`. */
     expectedResource: Option[String] = None,
+    /** The service's heap (`-Xmx`, e.g. `400m`); the lab's default otherwise. */
+    heap: Option[String] = None,
+    /** A pool that holds each request for `workSeconds` (name, threads): with the clients, the Little's-law bound. */
+    boundPool: Option[(String, Int)] = None,
     /**
      * Service JVMs joined as one Pekko Cluster (`cluster.nodes`): 1 is one service without remoting; N starts N nodes
      * on loopback, loads the first (the front) and samples every one.
      */
-    clusterNodes: Int = 1)
+    clusterNodes: Int = 1):
+
+  /**
+   * The configuration's Little's-law bound, when the scenario states its work time: clients / work, and a pool's
+   * threads / work when one holds each request. A benchmark reports its ratio to it; the diagnosis never reads it.
+   */
+  def bound: Option[Bound] =
+    Option.when(workSeconds > 0)(LittlesLaw.bound(LittlesLaw.clients(load.concurrency, workSeconds) +:
+      boundPool.toSeq.map((name, threads) => LittlesLaw.pool(name, threads, workSeconds))))
 
 object Scenario:
   /** Every key a scenario file may have; anything else is a mistake and is refused with its name. */
@@ -65,7 +78,8 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets", "expect.resource", "expect.status-class", "cluster.nodes")
+    "attempts", "target", "targets", "expect.resource", "expect.status-class", "service.heap", "bound.pool",
+    "bound.threads", "cluster.nodes")
 
   /** Nodes of one cluster on this machine: each is a JVM of its own, sharing the cores with the load. */
   val MaxClusterNodes = 9
@@ -124,6 +138,12 @@ object Scenario:
           s"expect.status-class must be one of 1xx..5xx, was '$c'"),
         Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
           "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"),
+        opt("service.heap").filterNot(_.matches("[1-9][0-9]*[kmgKMG]")).map(h =>
+          s"service.heap must be a size like 400m or 2g (the JVM's -Xmx), was '$h'"),
+        Option.when(c.hasPath("bound.pool") != c.hasPath("bound.threads"))("bound.pool and bound.threads go together"),
+        Option.when(c.hasPath("bound.threads") && int("bound.threads", 1) < 1)("bound.threads must be at least 1"),
+        Option.when(c.hasPath("bound.pool") && !c.hasPath("work-seconds"))(
+          "bound.pool needs work-seconds (the time a request holds a thread)"),
         Option.when(int("cluster.nodes", 1) < 1 || int("cluster.nodes", 1) > MaxClusterNodes)(
           s"cluster.nodes must be 1..$MaxClusterNodes, was ${int("cluster.nodes", 1)}"),
         Option.when(int("cluster.nodes", 1) > 1 && targets != Seq(Target.Bulkhead))(
@@ -151,6 +171,9 @@ object Scenario:
         targets = targets,
         expectedClass = opt("expect.status-class").getOrElse("2xx"),
         expectedResource = opt("expect.resource"),
+        heap = opt("service.heap"),
+        boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
+          yield (p, t),
         clusterNodes = int("cluster.nodes", 1))))
     }
 

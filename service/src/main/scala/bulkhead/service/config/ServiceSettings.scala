@@ -1,6 +1,5 @@
 package bulkhead.service.config
 
-import bulkhead.service.cluster.ClusterSettings
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.Config
 
@@ -13,7 +12,9 @@ final case class ServerSettings(
     idleTimeout: FiniteDuration,
     requestTimeout: FiniteDuration,
     pipeliningLimit: Int,
-    listeners: Int)
+    listeners: Int,
+    /** /hello and /work/{mode} answered outside the routing tree. */
+    fastPath: Boolean)
 
 /** Bounds of the `/work/{mode}` routes. */
 final case class WorkSettings(defaultMs: Int, maxMs: Int)
@@ -33,6 +34,8 @@ final case class ServiceSettings(
     port: Int,
     portFile: Option[String],
     metrics: MetricsListener,
+    /** Every answered request counted and timed in /metrics. */
+    requestMeters: Boolean,
     server: ServerSettings,
     shutdownDeadline: FiniteDuration,
     work: WorkSettings,
@@ -52,7 +55,8 @@ object ServiceSettings:
       idleTimeout = r.duration(s"$s.server.idle-timeout", 1.second),
       requestTimeout = r.duration(s"$s.server.request-timeout", 100.millis),
       pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
-      listeners = r.int(s"$s.server.listeners", 1, 64))
+      listeners = r.int(s"$s.server.listeners", 1, 64),
+      fastPath = r.boolean(s"$s.server.fast-path"))
     val work = WorkSettings(r.int(s"$s.work.default-ms", 0, 3_600_000), r.int(s"$s.work.max-ms", 0, 3_600_000))
     r.check(s"$s.work.default-ms", work.defaultMs <= work.maxMs, s"must not exceed $s.work.max-ms (${work.maxMs})")
     val fj = "pekko.actor.default-dispatcher.fork-join-executor"
@@ -71,9 +75,10 @@ object ServiceSettings:
       metrics = r.int(s"$s.metrics.port", -1, 65535) match
         case -1 => MetricsListener.OnServiceListener
         case port => MetricsListener.Separate(r.nonEmpty(s"$s.metrics.host"), port),
+      requestMeters = r.boolean(s"$s.metrics.per-request"),
       server = server,
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config),
+      enrichment = EnrichmentSettings.read(r),
       cluster = ClusterSettings(config))

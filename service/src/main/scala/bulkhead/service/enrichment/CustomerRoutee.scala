@@ -1,7 +1,5 @@
 package bulkhead.service.enrichment
 
-import bulkhead.service.redis.ProfileStore
-import bulkhead.service.soap.{SoapClient, ThirdPartyFailure}
 import org.apache.pekko.actor.typed.scaladsl.Behaviors
 import org.apache.pekko.actor.typed.{ActorRef, Behavior}
 

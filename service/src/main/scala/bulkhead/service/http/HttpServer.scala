@@ -1,6 +1,7 @@
 package bulkhead.service.http
 
 import bulkhead.service.config.ServiceSettings
+import bulkhead.service.http.internal.ReusePort
 import bulkhead.service.metrics.OpenConnections
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
@@ -18,11 +19,14 @@ import scala.concurrent.{ExecutionContext, Future}
  */
 object HttpServer:
 
+  /** The listeners the server opens when `requested` are configured: one where the OS has no SO_REUSEPORT. */
+  def listenersFor(requested: Int): Int = if ReusePort.supported then requested else 1
+
   def bind(settings: ServiceSettings, route: Route,
       fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections)(using
       system: ActorSystem[?]): Future[Listeners] =
     val s = settings.server
-    val listeners = if ReusePort.supported then s.listeners else 1
+    val listeners = listenersFor(s.listeners)
     val base = PekkoServerSettings(system.classicSystem)
     val serverSettings = base
       .withMaxConnections(math.max(1, s.maxConnections / listeners))

@@ -1,7 +1,7 @@
 package bulkhead.service.soap
 
 import bulkhead.service.config.SoapSettings
-import bulkhead.service.enrichment.ThirdPartyCustomer
+import bulkhead.service.enrichment.{SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 
 import java.io.IOException
 import java.net.URI
@@ -12,8 +12,9 @@ import scala.util.Using
 import scala.util.control.NonFatal
 
 /**
- * A blocking SOAP client, as legacy SOAP stacks are (seed 004's Camel CXF): each call holds its thread until the third
- * party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full queue refuses at once.
+ * A blocking SOAP client, as legacy SOAP stacks are (Camel CXF in the experiment this reproduces): each call holds its
+ * thread until the third party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full
+ * queue refuses at once.
  */
 final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long)
     extends SoapClient:

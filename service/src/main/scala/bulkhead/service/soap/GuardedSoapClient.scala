@@ -1,28 +1,27 @@
 package bulkhead.service.soap
 
 import bulkhead.service.config.BreakerSettings
-import bulkhead.service.enrichment.ThirdPartyCustomer
+import bulkhead.service.enrichment.{BreakerState, CircuitState, SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.pattern.{CircuitBreaker, CircuitBreakerOpenException}
 
-import java.util.concurrent.atomic.AtomicInteger
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.{Success, Try}
 
 /** The third party behind Pekko's circuit breaker: after repeated failures, calls are refused at once (503). */
 final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings, retryAfterMillis: Long)(using
-    system: ActorSystem[?]) extends SoapClient:
+    system: ActorSystem[?]) extends SoapClient with BreakerState:
   private given ExecutionContext = system.executionContext
 
-  /** 0 closed, 1 half-open, 2 open: published in /metrics. */
-  val state: AtomicInteger = AtomicInteger(0)
+  @volatile private var current: CircuitState = CircuitState.Closed
+  def state: CircuitState = current
 
   private val breaker = CircuitBreaker(system.classicSystem.scheduler, settings.maxFailures, settings.callTimeout,
     settings.resetTimeout)
-    .onClose(state.set(0))
-    .onHalfOpen(state.set(1))
+    .onClose { current = CircuitState.Closed }
+    .onHalfOpen { current = CircuitState.HalfOpen }
     .onOpen {
-      state.set(2)
+      current = CircuitState.Open
       // Rare and decisive: every call is refused (503) from now until the reset timeout.
       system.classicSystem.log.warning("SOAP circuit breaker opened after {} consecutive failures; calls refused for {}",
         settings.maxFailures, settings.resetTimeout)

@@ -1,0 +1,25 @@
+package bulkhead.service.config
+
+import com.typesafe.config.ConfigException
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+class ServiceCommandLineSpec extends AnyFlatSpec with Matchers:
+
+  "The command line" should "turn flags into configuration keys" in {
+    val config = ServiceCommandLine.parse(Seq("--port", "9000", "--blocking-pool-size", "1000", "--routees", "1",
+      "--set", "bulkhead.enrichment.soap.mode=blocking")).toOption.get
+    val s = ServiceSettings(config)
+    (s.port, s.pools.blockingPoolSize, s.enrichment.routees, s.enrichment.soap.mode) shouldBe
+      (9000, 1000, 1, SoapMode.Blocking)
+  }
+
+  it should "refuse a bad flag, a bad --set and an unknown key, naming them" in {
+    ServiceCommandLine.parse(Seq("--port", "abc")).isLeft shouldBe true
+    ServiceCommandLine.parse(Seq("--no-such-flag")).isLeft shouldBe true
+    ServiceCommandLine.parse(Seq("--set", "novalue")).isLeft shouldBe true
+    ServiceCommandLine.parse(Seq("--set", "bulkhead.service.typo=1")).left.toOption.get should
+      include("'bulkhead.service.typo'")
+    val bad = ServiceCommandLine.parse(Seq("--blocking-pool-size", "many")).toOption.get
+    (the[ConfigException] thrownBy ServiceSettings(bad)).getMessage should include("fixed-pool-size")
+  }
