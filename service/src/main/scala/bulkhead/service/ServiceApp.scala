@@ -52,7 +52,10 @@ object ServiceApp:
     Gauge.builder("http.server.connections.max", () => settings.server.maxConnections).register(metrics.registry)
 
     val timer = TimerPool(Pools.Timer)
-    val work = WorkRunner(system, timer, settings.work.maxMs)
+    val work = WorkRunner(system, timer, settings.work)
+    bulkhead.service.work.WorkMode.values.foreach(mode => Gauge.builder("work.in.flight", work, _.inFlight(mode).toDouble)
+      .tag("mode", mode.key).description("requests of /work/{mode} running or waiting for a thread or timer")
+      .register(metrics.registry))
     val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log,
       serveMetrics = settings.metrics == MetricsListener.OnServiceListener)
 
@@ -78,7 +81,7 @@ object ServiceApp:
           ready.set(false)
           mine.completeWith(
             binding.terminate(settings.shutdownDeadline)
-              .flatMap(done => metricsBinding.fold(Future.successful(done))(_.terminate(1.second)))
+              .flatMap(_ => metricsBinding.fold(Future.successful(Done))(_.terminate(1.second).map(_ => Done)))
               .recover { case _ => Http.HttpServerTerminated }
               .flatMap { _ =>
                 release()

@@ -56,6 +56,7 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   it should "starve /hello when /work/default blocks every default-dispatcher thread (the seeds' anti-pattern)" in
     withService(
+      "bulkhead.service.work.allow-default-dispatcher" -> true,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 2) { s =>
       val blocking = (1 to 6).map(_ => getAsync(url(s, "/work/default?ms=1500")))
@@ -105,6 +106,39 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       finally sockets.foreach(_.close())
       eventually()(open <= before) shouldBe true
   }
+
+  it should "stay within its queue bound and answer at once after 5,000 connections sent 60 s of pool work and left" in
+    withService() { s =>
+      val queue = bulkhead.service.dispatch.ExecutorRegistry.lookup(s.system.name, "bulkhead.dispatch.blocking-pool")
+        .collect { case t: java.util.concurrent.ThreadPoolExecutor => t.getQueue }
+        .getOrElse(fail("the blocking pool is not a thread-pool executor"))
+      val bound = queue.size + queue.remainingCapacity
+      bound should be < Int.MaxValue // bounded at all
+      @volatile var flooding = true
+      var deepest = 0
+      val watcher = Thread(() => while flooding do { deepest = deepest.max(queue.size); Thread.sleep(5) })
+      watcher.start()
+      val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
+      val request = "GET /work/pool?ms=60000 HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes("ISO-8859-1")
+      try
+        val round: Runnable = () => (1 to 1250).foreach { _ =>
+          val socket = Socket("127.0.0.1", s.port)
+          socket.getOutputStream.write(request)
+          socket.close()
+        }
+        val rounds = (1 to 4).map(_ => pool.submit(round))
+        rounds.foreach(_.get(60, java.util.concurrent.TimeUnit.SECONDS))
+      finally
+        pool.shutdownNow()
+        flooding = false
+        watcher.join()
+      deepest should be <= bound
+      val inFlight = """work_in_flight{mode="pool"}"""
+      eventually()(metric(get(url(s, "/metrics")).body, inFlight).contains(0.0)) shouldBe true
+      val start = System.nanoTime()
+      get(url(s, "/work/pool?ms=1"), timeoutSeconds = 2).status shouldBe 200
+      (System.nanoTime() - start).nanos should be < 2.seconds
+    }
 
   /** Listening sockets on the port, from /proc/net/tcp and tcp6 (state 0A). */
   private def listening(port: Int): Int =

@@ -25,7 +25,10 @@ object Target:
     case PekkoMinimal => "bulkhead.peers.pekkominimal.Main"
     case other => throw IllegalArgumentException(s"not a JVM peer: $other")
 
-  /** The service flags a peer understands (the ones the seeds varied); the others are bulkhead's own. */
+  /**
+   * The service flags a peer understands (the ones the seeds varied, each with a value); the others are bulkhead's
+   * own, some of them without a value (--allow-default-dispatcher-work), so flags are read one by one, not in pairs.
+   */
   def peerFlags(flags: Seq[String]): Seq[String] =
-    flags.grouped(2).collect { case Seq(f @ ("--blocking-pool-size" | "--max-connections"), v) => Seq(f, v) }
-      .flatten.toSeq
+    flags.zip(flags.drop(1)).collect { case (f @ ("--blocking-pool-size" | "--max-connections"), v) => Seq(f, v) }
+      .flatten

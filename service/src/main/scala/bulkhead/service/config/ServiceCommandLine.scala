@@ -34,6 +34,10 @@ object ServiceCommandLine:
       key("parallelism-factor", s"$fj.parallelism-factor", "default dispatcher threads per core"),
       key("parallelism-min", s"$fj.parallelism-min", "default dispatcher minimum threads"),
       key("parallelism-max", s"$fj.parallelism-max", "default dispatcher maximum threads"),
+      opt[Unit]("allow-default-dispatcher-work").text("run /work/default, which blocks the threads that serve " +
+        "every request (the seeds' anti-pattern; refused with 403 otherwise) " +
+        "(bulkhead.service.work.allow-default-dispatcher)")
+        .action((_, o) => o.set("bulkhead.service.work.allow-default-dispatcher", true)),
       key("routees", "bulkhead.enrichment.routees", "routees of the enrichment router"),
       key("max-in-flight", "bulkhead.enrichment.max-in-flight", "enrichment requests in flight before shedding"),
       key("soap-endpoint", "bulkhead.enrichment.soap.endpoint", "the third party's SOAP URL"),
