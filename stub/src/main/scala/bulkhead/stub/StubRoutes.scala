@@ -10,9 +10,13 @@ import org.apache.pekko.util.ByteString
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
 
-/** POST /soap (the third party), the admin paths (latency and faults at run time), /metrics. */
+/**
+ * POST /soap (the third party), the admin paths (latency and faults at run time), /metrics. A request's
+ * `X-Stub-Fault` header is honoured only when `allowFaultHeader` (else any caller of the public listener could
+ * change how the stub answers).
+ */
 final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: StubMetrics,
-    noAnswerHold: FiniteDuration)(using system: ClassicActorSystemProvider):
+    noAnswerHold: FiniteDuration, allowFaultHeader: Boolean = false)(using system: ClassicActorSystemProvider):
   private given ExecutionContext = system.classicSystem.dispatcher
   private val xml = ContentType(MediaTypes.`text/xml`, HttpCharsets.`UTF-8`)
   private val MaxRequestBytes = 64 * 1024L
@@ -62,7 +66,7 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
           complete(StatusCodes.InternalServerError,
             soapFault(s"SOAPAction must be \"${SoapMessages.GetCustomerAction}\""))
         else
-          askedFault.map(Fault.parse) match
+          askedFault.filter(_ => allowFaultHeader).map(Fault.parse) match
             case Some(Left(err)) => complete(StatusCodes.BadRequest, soapFault(err))
             case other =>
               val fault = other.flatMap(_.toOption).orElse(state.faults.draw())

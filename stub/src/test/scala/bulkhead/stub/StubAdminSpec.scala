@@ -63,6 +63,17 @@ class StubAdminSpec extends AnyFlatSpec with Matchers:
     StubSettings(config("host" -> "0.0.0.0", "admin-port" -> 0)).admin shouldBe AdminListener.Separate("127.0.0.1", 0)
   }
 
+  "The X-Stub-Fault header" should "be ignored unless the stub allows it" in {
+    val asked = Seq("Content-Type" -> "text/xml; charset=utf-8",
+      "SOAPAction" -> s"\"${SoapMessages.GetCustomerAction}\"", "X-Stub-Fault" -> "server-error")
+    withStub("latency" -> "fixed:1") { stub =>
+      post(stub.port, "/soap", request, asked).get().statusCode() shouldBe 200
+    }
+    withStub("latency" -> "fixed:1", "allow-fault-header" -> true) { stub =>
+      post(stub.port, "/soap", request, asked).get().statusCode() shouldBe 500
+    }
+  }
+
   "Held answers" should "be released when the latency drops below what they already waited" in {
     withStub("latency" -> "fixed:20000") { stub =>
       val pending = soapCall(stub.port)

@@ -10,9 +10,9 @@ import org.scalatest.matchers.should.Matchers
 import java.nio.file.{Files, Path}
 
 /**
- * The service in its own JVM against a redis-server that requires a password: it authenticates with the URI's
- * password, and the password appears neither in its log nor in /metrics, also when it is wrong. /metrics can be
- * moved to a listener of its own.
+ * The service in its own JVM against a redis-server that requires a password: it authenticates with the password of
+ * its environment or of a file (never of its command line, which it refuses), and the password appears neither in its
+ * log nor in /metrics, also when it is wrong. /metrics can be moved to a listener of its own.
  */
 class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val password = "pw-Zq7-never-logged"
@@ -32,12 +32,19 @@ class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
       body = Stack.get(url).fold(e => fail(e), identity)
     body
 
-  private def service(uri: String, extra: Seq[String] = Nil) =
-    stack.service(Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri", uri) ++ extra, heap = "-Xmx256m")
+  private def passwordFile(secret: String): Path =
+    val file = Files.createTempFile(dir, "redis-password", "")
+    Files.writeString(file, secret)
+    file
 
-  "A Redis URI with a password" should "authenticate, enrich the answer, and keep the password out of logs and metrics" in {
+  /** The service on `uri`, its password in `BULKHEAD_REDIS_PASSWORD` when given. */
+  private def service(uri: String, extra: Seq[String] = Nil, envPassword: Option[String] = Some(password)) =
+    stack.service(Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri", uri) ++ extra, heap = "-Xmx256m",
+      env = envPassword.map("BULKHEAD_REDIS_PASSWORD" -> _).toMap)
+
+  "A Redis password" should "authenticate, enrich the answer, and keep the password out of logs and metrics" in {
     SeedRedis.load(s"redis://:$password@127.0.0.1:${redis.port}", 100)
-    val s = service(s"redis://:$password@127.0.0.1:${redis.port}")
+    val s = service(s"redis://127.0.0.1:${redis.port}")
     try
       val tier = SeedRedis.profile(7)("tier")
       val body = answerWithin(s.url("/customers/7"), 15)(_.contains(tier))
@@ -48,9 +55,10 @@ class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     Files.readString(s.child.log) should not include password
   }
 
-  it should "degrade the answer when the password is wrong, still without printing it" in {
+  it should "degrade the answer when the password (from --redis-password-file) is wrong, still without printing it" in {
     val wrong = "wrong-Xy9-secret"
-    val s = service(s"redis://:$wrong@127.0.0.1:${redis.port}")
+    val s = service(s"redis://127.0.0.1:${redis.port}",
+      Seq("--redis-password-file", passwordFile(wrong).toString), envPassword = None)
     try
       val body = Stack.get(s.url("/customers/7")).fold(e => fail(e), identity)
       body should include(""""loyalty":{"available":false}""")
@@ -59,6 +67,12 @@ class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     val log = Files.readString(s.child.log)
     log should not include wrong
     log should not include password
+  }
+
+  it should "be refused on the command line, where every user of the machine could read it, without being printed" in {
+    val e = intercept[IllegalStateException](service(s"redis://:$password@127.0.0.1:${redis.port}", envPassword = None))
+    e.getMessage should include("--redis-password-file")
+    e.getMessage should not include password
   }
 
   "A rediss:// URI" should "reach Redis over TLS with the certificate verified, and fail closed without trusting it" in {
@@ -78,8 +92,9 @@ class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     val secure = stack.redis(port, Seq("--tls-port", port.toString, "--port", "0", "--tls-cert-file",
       tls.resolve("cert.pem").toString, "--tls-key-file", tls.resolve("key.pem").toString, "--tls-ca-cert-file",
       tls.resolve("cert.pem").toString, "--tls-auth-clients", "no", "--requirepass", password))
-    val uri = s"rediss://:$password@127.0.0.1:$port"
-    val trusted = stack.service(Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri", uri), heap = "-Xmx256m",
+    val uri = s"rediss://127.0.0.1:$port"
+    val trusted = stack.service(Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri", uri,
+      "--redis-password-file", passwordFile(password).toString), heap = "-Xmx256m",
       jvmExtra = Seq(s"-Djavax.net.ssl.trustStore=${tls.resolve("trust.p12")}",
         "-Djavax.net.ssl.trustStorePassword=changeit"))
     try
@@ -99,7 +114,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   }
 
   "/metrics on its own listener" should "answer there and not on the service's port" in {
-    val s = service(s"redis://:$password@127.0.0.1:${redis.port}", Seq("--metrics-port", "0"))
+    val s = service(s"redis://127.0.0.1:${redis.port}", Seq("--metrics-port", "0"))
     try
       val log = Files.readString(s.child.log)
       val metricsPort = """metrics at http://127\.0\.0\.1:(\d+)/metrics""".r.findFirstMatchIn(log).map(_.group(1).toInt)

@@ -35,8 +35,9 @@ final case class SoapSettings(
     workQueue: WorkQueueSettings,
     breaker: BreakerSettings)
 
-final case class RedisSettings(uri: String, connections: RedisConnections, timeout: FiniteDuration,
-    reconnectMaxDelay: FiniteDuration)
+/** The profile store; `password`, when set, comes from a file or the environment, never from the command line. */
+final case class RedisSettings(uri: String, password: Option[Secret], connections: RedisConnections,
+    timeout: FiniteDuration, reconnectMaxDelay: FiniteDuration)
 
 /** The REST -> SOAP -> Redis pipeline of seed 004. */
 final case class EnrichmentSettings(
@@ -47,7 +48,10 @@ final case class EnrichmentSettings(
     redis: RedisSettings)
 
 object EnrichmentSettings:
-  def apply(config: Config): EnrichmentSettings =
+  /** The environment variable that may hold the Redis password (when no password file is configured). */
+  val RedisPasswordVariable = "BULKHEAD_REDIS_PASSWORD"
+
+  def apply(config: Config, env: Map[String, String] = sys.env): EnrichmentSettings =
     val r = SettingsReader(config)
     val e = "bulkhead.enrichment"
     val soapMode = r.oneOf(s"$e.soap.mode", SoapMode.values.map(_.key).toSet)
@@ -64,6 +68,16 @@ object EnrichmentSettings:
     val uri = r.nonEmpty(s"$e.redis.uri")
     r.check(s"$e.redis.uri", uri.startsWith("redis://") || uri.startsWith("rediss://"),
       "must be a redis:// or rediss:// URI")
+    // Lettuce's own message would quote the URI, password included: the key is named, the value is not.
+    r.check(s"$e.redis.uri", scala.util.Try(io.lettuce.core.RedisURI.create(uri)).isSuccess,
+      "is not a valid Redis URI (redis[s]://[:password@]host[:port][/database])")
+    val passwordFile = r.string(s"$e.redis.password-file")
+    val password =
+      if passwordFile.nonEmpty then
+        val read = scala.util.Try(java.nio.file.Files.readString(java.nio.file.Path.of(passwordFile)).stripLineEnd)
+        r.check(s"$e.redis.password-file", read.isSuccess, s"cannot read $passwordFile")
+        read.toOption.filter(_.nonEmpty).map(Secret(_))
+      else env.get(RedisPasswordVariable).filter(_.nonEmpty).map(Secret(_))
     EnrichmentSettings(
       routees = r.int(s"$e.routees", 1, 10_000),
       maxInFlight = r.int(s"$e.max-in-flight", 1, 1_000_000),
@@ -83,6 +97,7 @@ object EnrichmentSettings:
           resetTimeout = r.duration(s"$e.soap.circuit-breaker.reset-timeout", 1.millis))),
       redis = RedisSettings(
         uri = uri,
+        password = password,
         connections = RedisConnections.values.find(_.key == redisConnections).get,
         timeout = r.duration(s"$e.redis.timeout", 1.millis),
         reconnectMaxDelay = r.duration(s"$e.redis.reconnect-max-delay", 10.millis)))

@@ -42,7 +42,11 @@ object ServiceCommandLine:
       key("max-in-flight", "bulkhead.enrichment.max-in-flight", "enrichment requests in flight before shedding"),
       key("soap-endpoint", "bulkhead.enrichment.soap.endpoint", "the third party's SOAP URL"),
       key("soap-mode", "bulkhead.enrichment.soap.mode", "non-blocking | blocking | virtual"),
-      key("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI"),
+      key("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI, without a password (see --redis-password-file)"),
+      key("redis-password-file", "bulkhead.enrichment.redis.password-file",
+        s"a file holding the Redis password (else the environment variable ${EnrichmentSettings.RedisPasswordVariable})"),
+      opt[Unit]("expose-metrics").text("serve /metrics on a non-loopback --host (bulkhead.service.metrics.expose)")
+        .action((_, o) => o.set("bulkhead.service.metrics.expose", true)),
       key("redis-connections", "bulkhead.enrichment.redis.connections", "per-routee | shared"),
       opt[File]("config").valueName("<file.conf>").text("a HOCON file whose keys override reference.conf")
         .validate(f => if f.isFile then success else failure(s"--config: no such file: $f"))
@@ -67,6 +71,10 @@ object ServiceCommandLine:
         val reference = ConfigFactory.defaultReference()
         o.overrides.map(_._1).find(k => !reference.hasPathOrNull(k)) match
           case Some(unknown) => Left(s"unknown configuration key '$unknown' (see the reference.conf files)")
+          case None if o.overrides.exists((k, v) => k.endsWith(".redis.uri") && Redaction.hasCredentials(v)) =>
+            Left("the Redis URI must not carry a password on the command line, where every user of this machine " +
+              "can read it (/proc/PID/cmdline): put the password in a file (--redis-password-file FILE) or in the " +
+              s"environment variable ${EnrichmentSettings.RedisPasswordVariable}, and give the URI without it")
           case None =>
             val flags = o.overrides.foldLeft(ConfigFactory.empty()) { case (c, (k, v)) =>
               c.withValue(k, ConfigValueFactory.fromAnyRef(v, "command-line flag"))

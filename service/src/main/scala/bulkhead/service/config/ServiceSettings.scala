@@ -53,7 +53,7 @@ final case class ServiceSettings(
 object ServiceSettings:
 
   /** Reads and validates; throws `ConfigException` naming the first bad key. */
-  def apply(config: Config): ServiceSettings =
+  def apply(config: Config, env: Map[String, String] = sys.env): ServiceSettings =
     val r = SettingsReader(config)
     val s = "bulkhead.service"
     val server = ServerSettings(
@@ -92,16 +92,28 @@ object ServiceSettings:
     r.check(s"$fj.parallelism-max", pools.defaultParallelismMax >= pools.defaultParallelismMin,
       s"must be at least parallelism-min (${pools.defaultParallelismMin})")
     val portFile = r.string(s"$s.port-file")
+    val host = r.nonEmpty(s"$s.host")
+    val metrics = r.int(s"$s.metrics.port", -1, 65535) match
+      case -1 => MetricsListener.OnServiceListener
+      case port => MetricsListener.Separate(r.nonEmpty(s"$s.metrics.host"), port)
+    r.check(s"$s.metrics.port", metrics != MetricsListener.OnServiceListener || isLoopback(host) ||
+      r.boolean(s"$s.metrics.expose"),
+      s"the service binds $host, not loopback, and /metrics would be served there to anyone who can reach it: give " +
+        "/metrics its own listener with --metrics-port (on --metrics-host, 127.0.0.1 by default), or pass " +
+        "--expose-metrics to serve it on the public listener on purpose")
     ServiceSettings(
-      host = r.nonEmpty(s"$s.host"),
+      host = host,
       port = r.int(s"$s.port", 0, 65535),
       portFile = Option(portFile).filter(_.nonEmpty),
-      metrics = r.int(s"$s.metrics.port", -1, 65535) match
-        case -1 => MetricsListener.OnServiceListener
-        case port => MetricsListener.Separate(r.nonEmpty(s"$s.metrics.host"), port),
+      metrics = metrics,
       server = server,
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       retryAfter = work.retryAfter,
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config))
+      enrichment = EnrichmentSettings(config, env))
+
+  /** True when every address the host name resolves to is a loopback address. */
+  def isLoopback(host: String): Boolean =
+    try java.net.InetAddress.getAllByName(host).forall(_.isLoopbackAddress)
+    catch case _: java.net.UnknownHostException => false

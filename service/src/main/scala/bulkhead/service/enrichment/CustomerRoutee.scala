@@ -4,6 +4,7 @@ import bulkhead.service.redis.ProfileStore
 import bulkhead.service.soap.{SoapClient, ThirdPartyFailure}
 import org.apache.pekko.actor.typed.scaladsl.Behaviors
 import org.apache.pekko.actor.typed.{ActorRef, Behavior}
+import org.slf4j.LoggerFactory
 
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future}
@@ -15,6 +16,9 @@ object CustomerRoutee:
 
   /** Called when Redis could not be read and the answer was degraded. */
   type OnDegraded = () => Unit
+
+  // Not the actor's context.log: failures are read on the futures' threads.
+  private val log = LoggerFactory.getLogger("bulkhead.enrichment")
 
   def apply(soap: SoapClient, store: ProfileStore, onDegraded: OnDegraded): Behavior[Command] =
     Behaviors.receive { (context, message) =>
@@ -40,11 +44,23 @@ object CustomerRoutee:
       case Left(failure) => Future.successful(outcomeOf(failure))
     }
 
+  /**
+   * The outcome of a failed call. Clients get fixed sentences: what the third party or its parser said (fault strings,
+   * parser messages naming classes or content) goes to the log only.
+   */
   def outcomeOf(failure: ThirdPartyFailure): CustomerOutcome = failure match
     case ThirdPartyFailure.UnknownCustomer(id) => CustomerOutcome.NotFound(s"customer $id is unknown to the third party")
-    case ThirdPartyFailure.Timeout(detail) => CustomerOutcome.ThirdPartyTimeout(detail)
-    case ThirdPartyFailure.Fault(detail) => CustomerOutcome.ThirdPartyFailed(detail)
-    case ThirdPartyFailure.Malformed(detail) => CustomerOutcome.ThirdPartyFailed(s"malformed answer: $detail")
-    case ThirdPartyFailure.Unreachable(detail) => CustomerOutcome.ThirdPartyFailed(s"third party unreachable: $detail")
+    case ThirdPartyFailure.Timeout(detail) =>
+      log.warn("third party call timed out: {}", detail)
+      CustomerOutcome.ThirdPartyTimeout("the third party did not answer in time")
+    case ThirdPartyFailure.Fault(detail) =>
+      log.warn("third party answered with a fault: {}", detail)
+      CustomerOutcome.ThirdPartyFailed("the third party answered with a fault")
+    case ThirdPartyFailure.Malformed(detail) =>
+      log.warn("third party answer unreadable: {}", detail)
+      CustomerOutcome.ThirdPartyFailed("the third party's answer could not be read")
+    case ThirdPartyFailure.Unreachable(detail) =>
+      log.warn("third party unreachable: {}", detail)
+      CustomerOutcome.ThirdPartyFailed("the third party could not be reached")
     case ThirdPartyFailure.Refused(detail, retryAfterMillis) =>
       CustomerOutcome.Unavailable(detail, ((retryAfterMillis + 999) / 1000).max(1L).seconds)

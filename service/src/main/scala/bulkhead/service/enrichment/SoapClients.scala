@@ -21,10 +21,10 @@ object SoapClients:
       case SoapMode.NonBlocking => (NonBlockingSoapClient(soap), None)
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
-        (BlockingSoapClient(soap, pool, retryAfterMillis), Some(pool))
+        (BlockingSoapClient(soap, pool, retryAfterMillis, system.classicSystem.scheduler), Some(pool))
       case SoapMode.Virtual =>
         require(Pools.virtualThreadsAvailable,
           s"bulkhead.enrichment.soap.mode = virtual needs JDK 21+, this is JDK ${Runtime.version()}")
         val virtual = Pools.executionContext(system, Pools.Virtual)
-        (BlockingSoapClient(soap, virtual, retryAfterMillis), None)
+        (BlockingSoapClient(soap, virtual, retryAfterMillis, system.classicSystem.scheduler), None)
     SoapClients(GuardedSoapClient(client, soap.breaker, retryAfterMillis), queue)

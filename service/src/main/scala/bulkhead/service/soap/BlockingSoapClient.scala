@@ -7,16 +7,21 @@ import java.io.IOException
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse, HttpTimeoutException}
 import java.util.concurrent.{Executor, RejectedExecutionException}
-import scala.concurrent.{Future, Promise}
+import org.apache.pekko.actor.Scheduler
+
+import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.Using
 import scala.util.control.NonFatal
 
 /**
  * A blocking SOAP client, as legacy SOAP stacks are (seed 004's Camel CXF): each call holds its thread until the third
  * party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full queue refuses at once.
+ * The JDK client's request timeout ends when the answer's headers arrive, not its body: a third party trickling its
+ * body would hold the thread for as long as it likes (an interrupt does not wake a thread reading it). So each call
+ * has a deadline of its own (`request-timeout` from the start of the call) that closes the body, which ends the read.
  */
-final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long)
-    extends SoapClient:
+final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
+    scheduler: Scheduler) extends SoapClient:
   private val xml = SafeXml(settings.maxResponseBytes)
   private val uri = URI.create(settings.endpoint)
   private val http = HttpClient.newBuilder()
@@ -40,22 +45,42 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
       .header("SOAPAction", SoapProtocol.SoapAction)
       .POST(HttpRequest.BodyPublishers.ofByteArray(SoapProtocol.getCustomerRequest(id)))
       .build()
+    val deadline = CallDeadline()
+    val timer = scheduler.scheduleOnce(settings.requestTimeout, () => deadline.expire())(ExecutionContext.parasitic)
+    val timeout = Left(ThirdPartyFailure.Timeout(s"no whole answer from the third party in ${settings.requestTimeout}"))
     try
       val response = http.send(request, HttpResponse.BodyHandlers.ofInputStream())
       Using.resource(response.body()) { in =>
+        deadline.guard(in)
         val body = in.readNBytes(settings.maxResponseBytes + 1)
         SoapProtocol.readHttpAnswer(id, response.statusCode(), body, xml)
       }
     catch
-      case _: HttpTimeoutException =>
-        Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
-      case _: IOException => Left(ThirdPartyFailure.Unreachable("the connection to the third party failed"))
+      case _: HttpTimeoutException => timeout
+      case _: IOException if deadline.expired => timeout
+      case e: IOException => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
       case _: InterruptedException =>
         Thread.currentThread().interrupt()
         Left(ThirdPartyFailure.Unreachable("interrupted"))
-      case NonFatal(_) => Left(ThirdPartyFailure.Unreachable("the call to the third party failed"))
+      case NonFatal(e) => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+    finally timer.cancel()
 
   // HttpClient is AutoCloseable from JDK 21 on; on 17 its threads end with the JVM.
   override def close(): Unit = (http: Any) match
     case c: AutoCloseable => c.close()
     case _ => ()
+
+  /** Closes the answer's body at expiry, which ends a read that waits for its bytes. */
+  private final class CallDeadline:
+    private var body: Option[java.io.InputStream] = None
+    @volatile var expired = false
+
+    def guard(in: java.io.InputStream): Unit = synchronized {
+      body = Some(in)
+      if expired then in.close()
+    }
+
+    def expire(): Unit = synchronized {
+      expired = true
+      body.foreach(_.close())
+    }

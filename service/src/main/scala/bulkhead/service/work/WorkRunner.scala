@@ -36,7 +36,8 @@ final class WorkRunner(system: ActorSystem[?], timer: TimerPool, settings: WorkS
 
   def run(mode: WorkMode, ms: Int, cancellation: Cancellation = Cancellation.Never)
       : Either[WorkRefusal, Future[WorkDone]] =
-    if ms < 0 || ms > settings.maxMs then Left(WorkRefusal.BadMillis(s"ms must be between 0 and ${settings.maxMs}, was $ms"))
+    if ms < 0 || ms > settings.maxMs then
+      Left(WorkRefusal.BadMillis(s"ms must be between 0 and ${settings.maxMs}, was $ms"))
     else
       mode match
         case WorkMode.Default if !settings.allowDefaultDispatcher =>

@@ -47,3 +47,58 @@ class ConfigurationSpec extends AnyFlatSpec with Matchers:
     val bad = ServiceCommandLine.parse(Seq("--blocking-pool-size", "many")).toOption.get
     (the[ConfigException] thrownBy ServiceSettings(bad)).getMessage should include("fixed-pool-size")
   }
+
+  "The Redis password" should "be refused on the command line, with where to put it instead" in {
+    for args <- Seq(Seq("--redis-uri", "redis://:s3cret-pw@127.0.0.1:6379"),
+        Seq("--set", "bulkhead.enrichment.redis.uri=redis://s3cret-pw@127.0.0.1:6379")) do
+      val refused = ServiceCommandLine.parse(args).left.getOrElse(fail(s"accepted $args"))
+      refused should include("--redis-password-file")
+      refused should include(EnrichmentSettings.RedisPasswordVariable)
+      refused should not include "s3cret-pw"
+    ServiceCommandLine.parse(Seq("--redis-uri", "redis://127.0.0.1:6379/2")).isRight shouldBe true
+  }
+
+  it should "come from --redis-password-file or the environment, and never show in the settings" in {
+    val file = java.nio.file.Files.createTempFile("redis-password", "")
+    try
+      java.nio.file.Files.writeString(file, "from-file-pw\n")
+      val fromFile = ServiceSettings(ServiceCommandLine.parse(Seq("--redis-password-file", file.toString)).toOption.get,
+        env = Map(EnrichmentSettings.RedisPasswordVariable -> "from-env-pw"))
+      fromFile.enrichment.redis.password.map(_.reveal) shouldBe Some("from-file-pw")
+      fromFile.toString should not include "from-file-pw"
+      val fromEnv = ServiceSettings(TestService.config(Map.empty),
+        env = Map(EnrichmentSettings.RedisPasswordVariable -> "from-env-pw"))
+      fromEnv.enrichment.redis.password.map(_.reveal) shouldBe Some("from-env-pw")
+      ServiceSettings(TestService.config(Map.empty), env = Map.empty).enrichment.redis.password shouldBe None
+      val missing = the[ConfigException] thrownBy ServiceSettings(
+        TestService.config(Map("bulkhead.enrichment.redis.password-file" -> "/nonexistent/pw")))
+      missing.getMessage should include("password-file")
+    finally java.nio.file.Files.delete(file)
+  }
+
+  it should "not be quoted when the Redis URI is malformed" in {
+    val e = the[ConfigException] thrownBy ServiceSettings(
+      TestService.config(Map("bulkhead.enrichment.redis.uri" -> "redis://:s3cret-pw@127.0.0 .1:6379")))
+    e.getMessage should include("bulkhead.enrichment.redis.uri")
+    e.getMessage should not include "s3cret-pw"
+  }
+
+  "A host other than loopback" should "need /metrics on its own listener, or --expose-metrics, and say so" in {
+    val e = the[ConfigException] thrownBy ServiceSettings(
+      ServiceCommandLine.parse(Seq("--host", "0.0.0.0")).toOption.get)
+    e.getMessage should include("--metrics-port")
+    e.getMessage should include("--expose-metrics")
+    ServiceSettings(ServiceCommandLine.parse(Seq("--host", "0.0.0.0", "--metrics-port", "0")).toOption.get)
+      .metrics shouldBe MetricsListener.Separate("127.0.0.1", 0)
+    ServiceSettings(ServiceCommandLine.parse(Seq("--host", "0.0.0.0", "--expose-metrics")).toOption.get)
+      .metrics shouldBe MetricsListener.OnServiceListener
+    ServiceSettings(ServiceCommandLine.parse(Seq("--host", "localhost")).toOption.get).host shouldBe "localhost"
+  }
+
+  "The work routes' limits" should "fit the blocking pool's queue, or the start is refused with the key named" in {
+    val e = the[ConfigException] thrownBy ServiceSettings(TestService.config(Map(
+      "bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size" -> 100,
+      "bulkhead.service.work.max-in-flight.pool" -> 1000)))
+    e.getMessage should include("bulkhead.service.work.max-in-flight.pool")
+  }
+

@@ -39,21 +39,55 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
       withClue(s"id '$bad': ")(get(url(s, s"/customers/$bad")).status shouldBe 400)
   }
 
-  it should "answer each third-party fault with its designed status" in
+  /** The `detail` of a JSON error. */
+  private def detail(body: String): String = "\"detail\":\"([^\"]*)\"".r.findFirstMatchIn(body).fold("")(_.group(1))
+
+  /** What `bulkhead.enrichment` logs while `body` runs. */
+  private def logged[A](body: => A): (A, Seq[String]) =
+    val logger = org.slf4j.LoggerFactory.getLogger("bulkhead.enrichment").asInstanceOf[ch.qos.logback.classic.Logger]
+    val appender = ch.qos.logback.core.read.ListAppender[ch.qos.logback.classic.spi.ILoggingEvent]()
+    appender.start()
+    logger.addAppender(appender)
+    try
+      val a = body
+      (a, appender.list.toArray.map(_.asInstanceOf[ch.qos.logback.classic.spi.ILoggingEvent].getFormattedMessage).toSeq)
+    finally logger.detachAppender(appender)
+
+  it should "answer each third-party fault with its designed status and a fixed sentence, and log the fault's words" in
     pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
       val designed = Seq("server-error" -> 502, "malformed-xml" -> 502, "xxe" -> 502, "billion-laughs" -> 502,
         "oversized" -> 502, "reset" -> 502, "no-answer" -> 504, "trickle" -> 504)
+      val sentences = Set("the third party answered with a fault", "the third party's answer could not be read",
+        "the third party could not be reached", "the third party did not answer in time")
       for (fault, status) <- designed do
         faults(stub, s"$fault=1")
-        val r = get(url(s, "/customers/3"))
+        val (r, log) = logged(get(url(s, "/customers/3")))
         withClue(s"$fault: ${r.body}: ") {
           r.status shouldBe status
           r.body should startWith("{\"error\":")
-          r.body should not include "Exception"
+          sentences should contain(detail(r.body))
+          if fault == "server-error" then log.mkString should include("Internal error of the third party (injected)")
+          if fault == "xxe" then log.mkString should include("DOCTYPE")
         }
       faults(stub, "")
       get(url(s, "/customers/3")).status shouldBe 200
     }
+
+  it should "end a trickled answer at the SOAP timeout in blocking and virtual modes, freeing the thread" in {
+    val modes = Seq("blocking") ++ (if Runtime.version().feature() >= 21 then Seq("virtual") else Nil)
+    for mode <- modes do
+      pipeline("bulkhead.enrichment.soap.mode" -> mode,
+        "bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+        // The stub sends its ~400 bytes one every 100 ms: ~40 s, unless the client's deadline covers the body.
+        faults(stub, "trickle=1")
+        val start = System.nanoTime()
+        withClue(mode)(get(url(s, "/customers/3")).status shouldBe 504)
+        // Past the 1 s SOAP timeout, well before the pipeline's own ask timeout (4 s here) would answer for it.
+        ((System.nanoTime() - start) / 1e9) should be < 3.0
+        faults(stub, "")
+        withClue(mode)(get(url(s, "/customers/3")).status shouldBe 200)
+      }
+  }
 
   it should "open the circuit after repeated failures (503 with Retry-After), then close it again" in
     pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 3,

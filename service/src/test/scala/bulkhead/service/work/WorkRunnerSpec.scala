@@ -26,7 +26,8 @@ class WorkRunnerSpec extends AnyFlatSpec with Matchers:
       system.terminate()
       Await.ready(system.whenTerminated, 10.seconds)
 
-  private def started(r: Either[WorkRefusal, Future[WorkDone]]): Future[WorkDone] = r.fold(e => fail(e.toString), identity)
+  private def started(r: Either[WorkRefusal, Future[WorkDone]]): Future[WorkDone] =
+    r.fold(e => fail(e.toString), identity)
 
   private def abandoned(f: Future[WorkDone]): Boolean =
     Try(Await.result(f, 5.seconds)).failed.toOption.contains(WorkAbandoned)
