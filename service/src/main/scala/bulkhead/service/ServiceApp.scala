@@ -54,7 +54,8 @@ object ServiceApp:
     val timer = TimerPool(Pools.Timer)
     val work = WorkRunner(system, timer, settings.work)
     bulkhead.service.work.WorkMode.values.foreach(mode =>
-      Gauge.builder("work.in.flight", work, _.inFlight(mode).toDouble).tag("mode", mode.key).description("requests of /work/{mode} running or waiting for a thread or timer")
+      Gauge.builder("work.in.flight", work, _.inFlight(mode).toDouble).tag("mode", mode.key)
+        .description("requests of /work/{mode} running or waiting for a thread or timer")
       .register(metrics.registry))
     val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log,
       serveMetrics = settings.metrics == MetricsListener.OnServiceListener)

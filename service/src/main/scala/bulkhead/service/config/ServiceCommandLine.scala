@@ -44,7 +44,8 @@ object ServiceCommandLine:
       key("soap-mode", "bulkhead.enrichment.soap.mode", "non-blocking | blocking | virtual"),
       key("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI, without a password (see --redis-password-file)"),
       key("redis-password-file", "bulkhead.enrichment.redis.password-file",
-        s"a file holding the Redis password (else the environment variable ${EnrichmentSettings.RedisPasswordVariable})"),
+        "a file holding the Redis password (else the environment variable " +
+          s"${EnrichmentSettings.RedisPasswordVariable})"),
       opt[Unit]("expose-metrics").text("serve /metrics on a non-loopback --host (bulkhead.service.metrics.expose)")
         .action((_, o) => o.set("bulkhead.service.metrics.expose", true)),
       key("redis-connections", "bulkhead.enrichment.redis.connections", "per-routee | shared"),

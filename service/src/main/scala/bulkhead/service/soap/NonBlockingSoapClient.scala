@@ -59,5 +59,6 @@ object NonBlockingSoapClient:
     case NonFatal(e) =>
       val msg = Option(e.getMessage).getOrElse("")
       if msg.contains("timeout") || msg.contains("timed out") then
-        Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}: ${msg.take(200)}"))
+        Left(ThirdPartyFailure.Timeout(
+          s"no answer from the third party in ${settings.requestTimeout}: ${msg.take(200)}"))
       else Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${msg.take(200)}"))
