@@ -19,6 +19,12 @@ object Pools:
   val Virtual: PoolName = PoolName("bulkhead.dispatch.virtual-pool")
   /** The bounded work queue of the blocking SOAP client (seed 004's CXF `default-workqueue`). */
   val SoapWorkQueue: PoolName = PoolName("bulkhead.soap.work-queue")
+  /**
+   * The JDK HTTP client's own threads under the blocking SOAP client (it delivers answers on them). Fixed and named:
+   * the client's default executor starts threads on demand and retires them a minute later, so a thread count of the
+   * service moved with the third party's load.
+   */
+  val SoapHttpClient: PoolName = PoolName("bulkhead.soap.http-client")
   /** The timer thread that completes `/work/async` (see [[TimerPool]]). */
   val Timer: PoolName = PoolName("bulkhead.dispatch.timer")
 

@@ -1,6 +1,7 @@
 package bulkhead.service.soap
 
 import bulkhead.service.config.SoapSettings
+import bulkhead.service.dispatch.Pools
 import bulkhead.service.enrichment.ThirdPartyCustomer
 
 import java.io.IOException
@@ -24,8 +25,16 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     scheduler: Scheduler) extends SoapClient:
   private val xml = SafeXml(settings.maxResponseBytes)
   private val uri = URI.create(settings.endpoint)
+  private val httpThreads = java.util.concurrent.Executors.newFixedThreadPool(2, {
+    val counter = java.util.concurrent.atomic.AtomicInteger()
+    (task: Runnable) =>
+      val t = Thread(task, s"${Pools.SoapHttpClient.configPath}-${counter.incrementAndGet()}")
+      t.setDaemon(true)
+      t
+  })
   private val http = HttpClient.newBuilder()
     .version(HttpClient.Version.HTTP_1_1)
+    .executor(httpThreads)
     .connectTimeout(java.time.Duration.ofMillis(settings.connectTimeout.toMillis))
     .build()
 
@@ -65,10 +74,11 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
       case NonFatal(e) => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
     finally timer.cancel()
 
-  // HttpClient is AutoCloseable from JDK 21 on; on 17 its threads end with the JVM.
-  override def close(): Unit = (http: Any) match
-    case c: AutoCloseable => c.close()
-    case _ => ()
+  // HttpClient.shutdownNow exists from JDK 21 on (close() would wait for a trickled answer); on 17 its threads end
+  // with the JVM.
+  override def close(): Unit =
+    scala.util.Try(classOf[HttpClient].getMethod("shutdownNow").invoke(http))
+    httpThreads.shutdownNow()
 
   /** Closes the answer's body at expiry, which ends a read that waits for its bytes. */
   private final class CallDeadline:
