@@ -1,6 +1,6 @@
 package bulkhead.lab
 
-import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings}
+import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings, ModePlan}
 import bulkhead.lab.process.{Children, Launch}
 import bulkhead.lab.report.{Environment, SuiteReport}
 import bulkhead.lab.run.{ScenarioResult, ScenarioRunner}
@@ -21,8 +21,13 @@ object LabMain:
       |  ./bulkhead lab threads PID [--every 30s] [--count 4]   threads per pool and state over time (jstackSeries)
       |  ./bulkhead lab analyze DUMPFILE                        a thread dump read per pool, with waits, locks, deadlocks
       |  ./bulkhead lab bench work|enrichment [options]         side-by-side benchmarks (--help)
-      |  ./bulkhead lab faults [--full] [--only a,b] [--out DIR] the fault matrix under load and the overload ramp
-      |                                                         (short: ~6 min; faults: ${FaultCase.all.map(_.name).mkString(", ")})
+      |  ./bulkhead lab faults [--full] [--only a,b] [--soap-modes a,b] [--out DIR]
+      |                                                         the fault matrix under load and the overload ramp, the
+      |                                                         service on its shipped settings (short: ~6 min: every
+      |                                                         fault non-blocking, ${FaultSuiteSettings.ThreadHolding.toSeq.sorted.mkString(" and ")} blocking and
+      |                                                         virtual; --soap-modes: every fault in each mode named,
+      |                                                         of ${FaultSuiteSettings.Modes.mkString(", ")};
+      |                                                         faults: ${FaultCase.all.map(_.name).mkString(", ")})
       |  ./bulkhead demo [--full]                               the seed suite (short; --full: the seeds' durations)""".stripMargin
 
   def main(args: Array[String]): Unit =
@@ -116,24 +121,32 @@ object LabMain:
     def flag(name: String) = args.indexOf(name) match
       case -1 => None
       case i => Some(args.lift(i + 1).getOrElse(""))
-    val known = Set("--full", "--only", "--out")
-    val values = Set("--only", "--out").flatMap(f => args.indexOf(f) match
+    val known = Set("--full", "--only", "--out", "--soap-modes")
+    val values = Set("--only", "--out", "--soap-modes").flatMap(f => args.indexOf(f) match
       case -1 => None
       case i => Some(i + 1))
     val unknownArg = args.zipWithIndex.collectFirst { case (a, i) if !known(a) && !values(i) => a }
     val only = flag("--only").map(_.split(',').map(_.trim).filter(_.nonEmpty).toSet).getOrElse(Set.empty)
     val badFault = only.find(n => !FaultCase.all.exists(_.name == n))
-    (unknownArg, badFault) match
-      case (Some(bad), _) =>
+    val modes = flag("--soap-modes").map(_.split(',').map(_.trim).filter(_.nonEmpty).toSeq)
+    val badMode = modes.flatMap(_.find(m => !FaultSuiteSettings.Modes.contains(m)))
+      .orElse(modes.filter(_.isEmpty).map(_ => ""))
+    (unknownArg, badFault, badMode) match
+      case (Some(bad), _, _) =>
         System.err.println(s"bulkhead lab faults: unknown option '$bad'\n$Usage")
         2
-      case (_, Some(bad)) =>
+      case (_, Some(bad), _) =>
         System.err.println(s"bulkhead lab faults: unknown fault '$bad' in --only; faults: " +
           FaultCase.all.map(_.name).mkString(", "))
         2
+      case (_, _, Some(bad)) =>
+        System.err.println(s"bulkhead lab faults: unknown SOAP mode '$bad' in --soap-modes; modes: " +
+          FaultSuiteSettings.Modes.mkString(", "))
+        2
       case _ =>
         val full = args.contains("--full")
-        val settings = (if full then FaultSuiteSettings.Full else FaultSuiteSettings.Short).copy(only = only)
+        val base = if full then FaultSuiteSettings.Full else FaultSuiteSettings.Short
+        val settings = base.copy(only = only, modes = modes.fold(base.modes)(_.distinct.map(ModePlan(_))))
         val stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmm"))
         val dir = flag("--out").filter(_.nonEmpty).map(Path.of(_))
           .getOrElse(root.resolve("docs/results").resolve(s"$stamp-faults-${if full then "full" else "short"}"))

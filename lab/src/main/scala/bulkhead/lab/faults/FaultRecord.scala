@@ -6,8 +6,13 @@ import com.typesafe.config.ConfigFactory
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
 
-/** Platform threads outside fork-join dispatchers and HotSpot's workers, and heap used after a full GC, of the service. */
-final case class Resources(platformThreads: Int, heapMb: Double)
+/**
+ * The service's platform threads (every thread of a thread dump; -1 when the dump failed), the same by pool, and heap
+ * used after a full GC (NaN when it could not be read).
+ */
+final case class Resources(platformThreads: Int, heapMb: Double, pools: Map[String, Int] = Map.empty):
+  def threadsRead: Boolean = platformThreads >= 0
+  def heapRead: Boolean = !heapMb.isNaN
 
 /** One second of a fault run: answers by outcome (by the second they ended in) and the service's gauges. */
 final case class SecondRow(second: Int, outcomes: Map[String, Int], okP50Ms: Double, okP99Ms: Double,
@@ -27,6 +32,9 @@ final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, e
     .groupMapReduce(_._1._2)(_._2)(_ + _)
 
   def toJson: String =
+    def resources(r: Resources) =
+      val pools = r.pools.toSeq.sorted.map((p, n) => s""""${p.replace("\"", "'")}":$n""").mkString("{", ",", "}")
+      s"""{"platformThreads":${r.platformThreads},"heapMb":${num(r.heapMb)},"pools":$pools}"""
     def opt(d: Option[Double]) = d.map(v => if v.isNaN then "null" else v.toString).getOrElse("null")
     def num(d: Double) = if d.isNaN || d.isInfinite then "null" else d.toString
     val totalsJson = totals.toSeq.sortBy(_._1).map { case ((g, o), n) =>
@@ -38,8 +46,8 @@ final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, e
         s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)}}"""
     }.mkString("[\n", ",\n", "\n]")
     s"""{"fault":"$fault","injectAt":$injectAt,"clearAt":$clearAt,"endAt":$endAt,
-       |"before":{"platformThreads":${before.platformThreads},"heapMb":${before.heapMb}},
-       |"after":{"platformThreads":${after.platformThreads},"heapMb":${after.heapMb}},
+       |"before":${resources(before)},
+       |"after":${resources(after)},
        |"missingRetryAfter":$missingRetryAfter,"usersEnded":$usersEnded,
        |"okPerTenth":${okPerTenth.mkString("[", ",", "]")},
        |"totals":$totalsJson,
@@ -71,7 +79,13 @@ object FaultRecord:
   def read(file: Path): FaultRecord =
     val c = ConfigFactory.parseString(Files.readString(file))
     def optD(o: com.typesafe.config.Config, k: String) = if o.getIsNull(k) then None else Some(o.getDouble(k))
-    def res(k: String) = Resources(c.getInt(s"$k.platformThreads"), c.getDouble(s"$k.heapMb"))
+    def res(k: String) =
+      val pools =
+        if c.hasPath(s"$k.pools") then
+          val p = c.getConfig(s"$k.pools")
+          p.root().keySet().asScala.map(name => name -> p.getInt(s"\"$name\"")).toMap
+        else Map.empty[String, Int]
+      Resources(c.getInt(s"$k.platformThreads"), optD(c, s"$k.heapMb").getOrElse(Double.NaN), pools)
     val totals = c.getConfigList("totals").asScala.map(t =>
       (t.getString("group"), t.getString("outcome")) -> t.getInt("count")).toMap
     val rows = c.getConfigList("seconds").asScala.toSeq.map { r =>

@@ -51,6 +51,9 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("--redis-uri", "http://x") -> "redis.uri",
     Seq("--redis-connections", "some") -> "redis.connections",
     Seq("--metrics-port", "99999") -> "metrics.port",
+    Seq("--host", "0.0.0.0") -> "--metrics-port",
+    Seq("--redis-uri", "redis://:hunter2@127.0.0.1:6379") -> "--redis-password-file",
+    Seq("--redis-password-file", "/no/such/password") -> "password-file",
     Seq("--set", "bulkhead.no.such.key=1") -> "bulkhead.no.such.key",
     Seq("--set", "novalue") -> "--set",
     Seq("--set", "bulkhead.service.server.idle-timeout=forever") -> "idle-timeout",
@@ -94,6 +97,7 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("analyze", "/no/such/dump.txt") -> "/no/such/dump.txt",
     Seq("faults", "--only", "meteor") -> "meteor",
     Seq("faults", "--fast") -> "--fast",
+    Seq("faults", "--soap-modes", "turbo") -> "turbo",
     Seq("demo", "--quick") -> "--quick",
     Seq("bench", "teleport") -> "teleport")
 

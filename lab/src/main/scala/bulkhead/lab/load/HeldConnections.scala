@@ -1,0 +1,110 @@
+package bulkhead.lab.load
+
+import java.io.{BufferedInputStream, IOException}
+import java.lang.management.ManagementFactory
+import java.net.{InetSocketAddress, Socket, SocketTimeoutException}
+import java.nio.charset.StandardCharsets.US_ASCII
+import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, Semaphore, TimeUnit}
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/** How a held connection keeps its slot in the server. */
+enum Holding:
+  /** One request, its answer read, then the connection stays open and silent: an idle keep-alive client. */
+  case Idle(path: String)
+  /** A request head begun and never finished, one more header byte every `every`: a slow-header client. */
+  case SlowHeader(every: FiniteDuration)
+
+/**
+ * Connections to 127.0.0.1 held open at once to take a server's connection slots (connection exhaustion, slowloris).
+ * Opened concurrently on virtual threads; an idle holder's request and its answer go to the request log under `name`
+ * (a holder above the server's limit is answered 503 and closed by the server: its slot is released). `close`
+ * closes every connection; a held connection has no request in flight, so closing abandons none.
+ */
+final class HeldConnections private (name: String, port: Int, holding: Holding, log: RequestLog):
+  private val sockets = ConcurrentHashMap.newKeySet[Socket]()
+  @volatile private var active = true
+
+  /** Connections held now. */
+  def held: Int = sockets.size
+
+  private def openOne(): Unit =
+    val start = System.nanoTime()
+    val s = Socket()
+    try
+      s.setSoTimeout(10_000)
+      s.connect(InetSocketAddress("127.0.0.1", port), 5000)
+      holding match
+        case Holding.Idle(path) =>
+          s.getOutputStream.write(s"GET $path HTTP/1.1\r\nHost: 127.0.0.1:$port\r\n\r\n".getBytes(US_ASCII))
+          val answer = ClosedLoopUsers.readResponse(BufferedInputStream(s.getInputStream, 4096))
+          log.record(name, start, answer.status.toString, answer.retryAfter)
+          if answer.close then s.close() else sockets.add(s)
+        case Holding.SlowHeader(_) =>
+          s.getOutputStream.write(s"GET /hello HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nX-Slow: ".getBytes(US_ASCII))
+          sockets.add(s)
+    catch
+      case _: SocketTimeoutException =>
+        if holding.isInstanceOf[Holding.Idle] then log.record(name, start, "error:timeout", None)
+        s.close()
+      case e: IOException =>
+        if holding.isInstanceOf[Holding.Idle] then
+          log.record(name, start, if e.isInstanceOf[java.io.EOFException] then "error:closed" else "error:reset", None)
+        s.close()
+
+  /** One header byte to each slow-header connection; those the server closed are released. */
+  private def trickle(): Unit =
+    sockets.asScala.foreach { s =>
+      try
+        s.getOutputStream.write('a'.toInt)
+        s.getOutputStream.flush()
+      catch
+        case _: IOException =>
+          sockets.remove(s)
+          s.close()
+    }
+
+  def close(): Unit =
+    active = false
+    sockets.asScala.foreach(s => try s.close() catch case _: IOException => ())
+    sockets.clear()
+
+object HeldConnections:
+  /** Connections being opened at once: enough to fill a server's accept queues, few enough not to overflow them. */
+  private val Opening = 256
+
+  /**
+   * Opens `count` connections and returns once each is held, refused or failed (at most `limit`). Refuses to start
+   * when this process may not open that many files.
+   */
+  def open(name: String, count: Int, port: Int, holding: Holding, log: RequestLog,
+      limit: FiniteDuration = 90.seconds): HeldConnections =
+    ManagementFactory.getOperatingSystemMXBean match
+      case os: com.sun.management.UnixOperatingSystemMXBean =>
+        val free = os.getMaxFileDescriptorCount - os.getOpenFileDescriptorCount
+        require(free > count + 512, s"holding $count connections needs ${count + 512} free file descriptors; this " +
+          s"process has $free (ulimit -n ${os.getMaxFileDescriptorCount})")
+      case _ =>
+    val held = HeldConnections(name, port, holding, log)
+    val permits = Semaphore(Opening)
+    val done = CountDownLatch(count)
+    (0 until count).foreach { i =>
+      permits.acquire()
+      ClosedLoopUsers.startThread(s"lab-$name-$i", () =>
+        try held.openOne()
+        finally
+          permits.release()
+          done.countDown())
+    }
+    done.await(limit.toMillis, TimeUnit.MILLISECONDS)
+    holding match
+      case Holding.SlowHeader(every) =>
+        val trickler = Thread(() =>
+          while held.active do
+            held.trickle()
+            Thread.sleep(every.toMillis)
+        , s"lab-$name-trickle")
+        trickler.setDaemon(true)
+        trickler.start()
+      case Holding.Idle(_) =>
+    held
