@@ -20,7 +20,7 @@ final case class ModePlan(mode: String, faults: Set[String] = Set.empty):
  * shipped 4,000 at the third party's latency would be 2,000..12,000 users on this machine's 2 cores).
  */
 final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, modes: Seq[ModePlan],
-    steadyUsers: Int = 100, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 600, customers: Int = 1000,
+    steadyUsers: Int = 100, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500, customers: Int = 1000,
     only: Set[String] = Set.empty, warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds):
   def runs: Seq[(ModePlan, Seq[FaultCase])] = modes.map(m => m -> m.cases(only)).filter(_._2.nonEmpty)
 
@@ -35,10 +35,10 @@ object FaultSuiteSettings:
 
   /**
    * The lab's shortened hold times (what the suite profile may shorten; no setting of the service): 2.5 s of load
-   * before a fault, the fault held 4 s (7 s, past the shipped 5 s SOAP timeout, for the faults that fail only there),
+   * before a fault, the fault held 4 s (5 s, past the shipped 3 s SOAP timeout, for the faults that fail only there),
    * 5.5 s after it (recovery is checked within 5 s). About 6 minutes here for the CI plan.
    */
-  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(2500.millis, 4.seconds, 7.seconds, 5500.millis),
+  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(2500.millis, 4.seconds, 5.seconds, 5500.millis),
     3.seconds, CiPlan, warmUp = 8.seconds, rampWarmUp = 10.seconds)
   val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 10.seconds, 12.seconds, 10.seconds),
     8.seconds, CiPlan, warmUp = 10.seconds, rampWarmUp = 20.seconds)
@@ -56,6 +56,8 @@ object FaultSuite:
     require(s.stubLatencyMs * 10 > shipped.soapTimeout.toMillis * 11 / 10,
       s"latency-x10 (${s.stubLatencyMs * 10} ms) must be clearly past the SOAP timeout (${shipped.soapTimeout}): " +
         "calls that race the timeout answer or not by chance")
+    require(s.phases.holdPastTimeout >= shipped.soapTimeout + 1500.millis, s"faults that fail at the SOAP timeout " +
+      s"(${shipped.soapTimeout}) must be held past it, long enough for the breaker to see their failures")
     val setup = Seq(
       s"the service with the settings `./bulkhead serve` ships: ${shipped.describe}; the suite sets only the stub's " +
         "and Redis's addresses and the SOAP mode",

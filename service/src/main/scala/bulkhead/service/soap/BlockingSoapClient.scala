@@ -17,9 +17,11 @@ import scala.util.control.NonFatal
 /**
  * A blocking SOAP client, as legacy SOAP stacks are (seed 004's Camel CXF): each call holds its thread until the third
  * party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full queue refuses at once.
- * The JDK client's request timeout ends when the answer's headers arrive, not its body: a third party trickling its
- * body would hold the thread for as long as it likes (an interrupt does not wake a thread reading it). So each call
- * has a deadline of its own (`request-timeout` from the start of the call) that closes the body, which ends the read.
+ * A call's `request-timeout` runs from the moment it is asked for, queue included: at the deadline its caller gets
+ * the timeout at once; a call still queued then is dropped when its turn comes (no thread spends time on an answer
+ * nobody waits for: after a failure of the third party, calls queued long before would otherwise hold the threads
+ * past its recovery), and a call in progress has its answer's body closed, which ends the read (the JDK client's own
+ * timeout ends when the headers arrive, and an interrupt does not wake a thread reading a trickled body).
  */
 final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
     scheduler: Scheduler) extends SoapClient:
@@ -38,25 +40,35 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     .connectTimeout(java.time.Duration.ofMillis(settings.connectTimeout.toMillis))
     .build()
 
+  private val timeout =
+    Left(ThirdPartyFailure.Timeout(s"no whole answer from the third party in ${settings.requestTimeout}"))
+
   def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
     val promise = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
-    try executor.execute(() => promise.success(callBlocking(id)))
+    val deadline = CallDeadline(System.nanoTime() + settings.requestTimeout.toNanos)
+    val expiry: Runnable = () =>
+      deadline.expire()
+      promise.trySuccess(timeout)
+    val timer = scheduler.scheduleOnce(settings.requestTimeout, expiry)(ExecutionContext.parasitic)
+    try
+      executor.execute { () =>
+        if !deadline.expired then promise.trySuccess(callBlocking(id, deadline))
+        timer.cancel()
+      }
     catch
       case _: RejectedExecutionException =>
-        promise.success(Left(ThirdPartyFailure.Refused("SOAP work queue is full", retryAfterMillis)))
+        timer.cancel()
+        promise.trySuccess(Left(ThirdPartyFailure.Refused("SOAP work queue is full", retryAfterMillis)))
     promise.future
 
-  /** One call, holding the current thread until the answer (or the timeout). */
-  def callBlocking(id: Int): Either[ThirdPartyFailure, ThirdPartyCustomer] =
+  /** One call, holding the current thread until the answer or `deadline`. */
+  private def callBlocking(id: Int, deadline: CallDeadline): Either[ThirdPartyFailure, ThirdPartyCustomer] =
     val request = HttpRequest.newBuilder(uri)
-      .timeout(java.time.Duration.ofMillis(settings.requestTimeout.toMillis))
+      .timeout(java.time.Duration.ofNanos((deadline.atNanos - System.nanoTime()).max(1_000_000L)))
       .header("Content-Type", SoapProtocol.ContentType)
       .header("SOAPAction", SoapProtocol.SoapAction)
       .POST(HttpRequest.BodyPublishers.ofByteArray(SoapProtocol.getCustomerRequest(id)))
       .build()
-    val deadline = CallDeadline()
-    val timer = scheduler.scheduleOnce(settings.requestTimeout, () => deadline.expire())(ExecutionContext.parasitic)
-    val timeout = Left(ThirdPartyFailure.Timeout(s"no whole answer from the third party in ${settings.requestTimeout}"))
     try
       val response = http.send(request, HttpResponse.BodyHandlers.ofInputStream())
       Using.resource(response.body()) { in =>
@@ -72,7 +84,6 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
         Thread.currentThread().interrupt()
         Left(ThirdPartyFailure.Unreachable("interrupted"))
       case NonFatal(e) => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
-    finally timer.cancel()
 
   // HttpClient.shutdownNow exists from JDK 21 on (close() would wait for a trickled answer); on 17 its threads end
   // with the JVM.
@@ -80,8 +91,8 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     scala.util.Try(classOf[HttpClient].getMethod("shutdownNow").invoke(http))
     httpThreads.shutdownNow()
 
-  /** Closes the answer's body at expiry, which ends a read that waits for its bytes. */
-  private final class CallDeadline:
+  /** A call's deadline: at expiry the answer's body (if the call has one yet) is closed, which ends a waiting read. */
+  private final class CallDeadline(val atNanos: Long):
     private var body: Option[java.io.InputStream] = None
     @volatile var expired = false
 

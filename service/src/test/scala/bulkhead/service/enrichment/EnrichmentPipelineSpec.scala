@@ -159,6 +159,24 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
         peak shouldBe 6L
     }
 
+  it should "time a blocking call out from the moment it was asked for, dropping calls whose time ran out in the queue" in
+    pipeline("bulkhead.enrichment.soap.mode" -> "blocking", "bulkhead.enrichment.soap.work-queue.core" -> 1,
+      "bulkhead.enrichment.soap.work-queue.max" -> 1,
+      "bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+      latency(stub, "fixed:700")
+      val before = stub.metrics.answered
+      val start = System.nanoTime()
+      // One thread, 1 s each: the first call is answered, the second times out in the call, the others in the queue.
+      val calls = (1 to 6).map(i => getAsync(url(s, s"/customers/$i")))
+      val statuses = calls.map(_.get().status)
+      ((System.nanoTime() - start) / 1e9) should be < 3.0
+      statuses.count(_ == 200) should be >= 1
+      statuses.count(_ == 504) should be >= 4
+      // The calls whose deadline passed while they waited never reached the third party.
+      eventually()(stub.metrics.inFlight == 0) shouldBe true
+      (stub.metrics.answered - before) should be <= 3L
+    }
+
   it should "shed requests above max-in-flight with 503 and Retry-After at once" in
     pipeline("bulkhead.enrichment.max-in-flight" -> 4, "bulkhead.enrichment.soap.request-timeout" -> "5s") { (_, _, stub, s) =>
       latency(stub, "fixed:1500")
