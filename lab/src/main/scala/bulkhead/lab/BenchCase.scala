@@ -1,12 +1,12 @@
 package bulkhead.lab
 
-import bulkhead.lab.diagnose.Cap
+import bulkhead.lab.diagnose.Bound
 
 import scala.concurrent.duration.FiniteDuration
 
 /** One configuration measured by a benchmark: the server (bulkhead or a peer), its flags, the load, the bound. */
 final case class BenchCase(name: String, serviceArgs: Seq[String], path: String, connections: Int, threads: Int,
-    bound: Option[Cap], note: String, target: String = bulkhead.lab.process.Target.Bulkhead,
+    bound: Option[Bound], note: String, target: String = bulkhead.lab.process.Target.Bulkhead,
     heap: String = BenchCase.DefaultHeap)
 
 object BenchCase:

@@ -3,6 +3,7 @@ package bulkhead.service
 import bulkhead.service.config.{EnrichmentSettings, Redaction, ServiceCommandLine, ServiceSettings}
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.ConfigException
+import org.apache.pekko.actor.CoordinatedShutdown
 import org.slf4j.LoggerFactory
 import sun.misc.Signal
 
@@ -43,5 +44,12 @@ object Main:
     Signal.handle(Signal("TERM"), s => stop(s))
     Signal.handle(Signal("INT"), s => stop(s))
     Await.ready(running.system.whenTerminated, Duration.Inf)
-    log.info("bulkhead service stopped")
-    sys.exit(0)
+    // Stopped by a signal, the actor system was terminated; any other reason stopped it without being asked (the
+    // cluster downed this node, or it could not join): exit 1, so that whoever runs it sees the node is gone.
+    CoordinatedShutdown(running.system.classicSystem).shutdownReason() match
+      case Some(reason) if reason != CoordinatedShutdown.ActorSystemTerminateReason =>
+        log.error(s"bulkhead service stopped without being asked: $reason")
+        sys.exit(1)
+      case _ =>
+        log.info("bulkhead service stopped")
+        sys.exit(0)

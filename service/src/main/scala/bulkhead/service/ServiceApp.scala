@@ -1,5 +1,6 @@
 package bulkhead.service
 
+import bulkhead.service.cluster.{ClusterRouting, ClusterSettings}
 import bulkhead.service.config.{MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.{ExecutorRegistry, Pools, TimerPool}
 import bulkhead.service.enrichment.{EnrichmentPipeline, SoapClients}
@@ -33,20 +34,22 @@ final class RunningService(val system: ActorSystem[Nothing], val binding: Listen
 object ServiceApp:
 
   def start(settings: ServiceSettings, config: Config, name: String = "bulkhead"): Future[RunningService] =
-    given system: ActorSystem[Nothing] = ActorSystem[Nothing](Behaviors.empty[Nothing], name, config)
+    given system: ActorSystem[Nothing] = ActorSystem[Nothing](Behaviors.empty[Nothing], name,
+      ClusterSettings.pekkoConfig(settings.cluster, name).withFallback(config))
     given ExecutionContext = system.executionContext
     val ready = AtomicBoolean(false)
     val metrics = ServiceMetrics()
     warmAndMeter(system, metrics)
 
-    val soap = SoapClients(settings.enrichment)
+    val soap = SoapClients(settings.enrichment, metrics.registry)
     soap.workQueue.foreach(q => metrics.bindWorkQueue(name, Pools.SoapWorkQueue, q))
     Gauge.builder("soap.circuit.state", soap.client.state, _.get.toDouble)
       .description("0 closed, 1 half-open, 2 open").register(metrics.registry)
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
     Gauge.builder("redis.connections.open", stores, _.openConnections.toDouble).register(metrics.registry)
     val degraded = metrics.registry.counter("enrichment.loyalty.unavailable")
-    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores, () => degraded.increment())
+    val routing = ClusterRouting.of(settings.cluster, metrics.registry)
+    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores, () => degraded.increment(), routing)
     Gauge.builder("enrichment.in.flight", pipeline, _.inFlight.toDouble).register(metrics.registry)
     Gauge.builder("enrichment.routees", () => settings.enrichment.routees).register(metrics.registry)
     Gauge.builder("http.server.connections.max", () => settings.server.maxConnections).register(metrics.registry)

@@ -1,5 +1,6 @@
 package bulkhead.service
 
+import bulkhead.service.cluster.ClusterSettings
 import bulkhead.service.config.{MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.Pools
 
@@ -23,7 +24,14 @@ object StartupReport:
       s"max-connections=${settings.server.maxConnections} (+${settings.server.refusedConnections} answered 503), " +
       s"request-head-timeout=${settings.server.requestHeadTimeout}, backlog=${settings.server.backlog}, " +
       s"listeners=${if bulkhead.service.http.ReusePort.supported then settings.server.listeners else 1}; " +
-      s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, redis ${e.redis.connections.key}"
+      s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, " +
+      s"redis ${e.redis.connections.key}; ${cluster(settings.cluster)}"
+
+  private def cluster(c: ClusterSettings): String = c match
+    case ClusterSettings.SingleNode => "single node (no cluster, no remoting)"
+    case ClusterSettings.Member(host, port, seeds) =>
+      s"cluster node at $host:${if port == 0 then "any free port" else port}, " +
+        (if seeds.isEmpty then "starting a new cluster" else s"joining through ${seeds.mkString(", ")}")
 
   /** A warning when `max-connections` cannot be reached because the process may open fewer files. */
   def fileDescriptorWarning(settings: ServiceSettings): Option[String] =

@@ -1,78 +1,256 @@
 package bulkhead.lab.diagnose
 
-import bulkhead.lab.sample.PoolSample
-
-/** The verdict: what caps throughput, the cap Little's law predicts, and how the measurement compares. */
-final case class Diagnosis(cap: String, predicted: Double, measured: Double, explanation: String):
-  def ratio: Double = measured / predicted
+import bulkhead.lab.record.{LogLine, RunRecord}
+import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
 
 /**
- * Names what caps throughput. Little's law (in flight = throughput x latency) turns each candidate into a cap in
- * requests per second; the candidate with evidence that it is saturated and the smallest cap wins:
- * a pool whose threads are all busy (T / hold time), `max-connections` (M / latency), the third party (clients /
- * its latency), the CPU, or the closed loop itself (clients / latency).
+ * Names what caps a run's throughput from what the run measured, never from a work time a scenario declares.
+ *
+ * Each resource is read with Little's law on the resource itself: occupancy (busy threads, calls on connections,
+ * open connections) = rate through it x hold time, so hold = occupancy / rate and the resource's cap = size / hold. A
+ * queue in front of a resource inflates the latency, not the hold. A resource is saturated when its occupancy is at
+ * its size in most samples; the saturated resource with the smallest cap is the cap. A bound below the measurement is
+ * no bound, so such a candidate is dropped. Errors are never throughput: when they are a material share they are
+ * named first. The verdict ends with the setting that serves the offered load and what caps after it.
  */
 object Diagnosis:
-  /** A pool counts as saturated when, in most samples, at least this share of its threads is blocked in work. */
-  val SaturatedShare = 0.95
+  /** A resource counts as full at this share of its size. */
+  val FullShare = 0.9
+  /** Measurement noise: a cap more than this below the measurement is not a bound. */
+  val Noise = 0.05
+  /** Errors above this share of the requests are named first. */
+  val MaterialErrors = 0.05
+  /** The machine counts as saturated at this busy share. */
+  val CpuSaturated = 0.9
 
-  def apply(o: Observation): Diagnosis =
-    val X = o.requestsPerSecond
-    val loop = LittlesLaw.clients(o.clients, o.meanLatencySeconds.max(1e-6))
+  /** One resource as measured: its size, mean occupancy and rate through it, queue in front of it. */
+  final case class Measured(resource: Resource, subject: String, size: Double, occupancy: Double, rate: Double,
+      saturated: Boolean, queued: Option[Double], detail: String):
+    def hold: Double = occupancy / rate
+    def cap: Double = rate * size / occupancy
 
-    val saturatedPools: Seq[(Diagnosis, Double)] = o.poolSizes.toSeq.flatMap { (pool, size) =>
-      val mine = o.samples.flatMap(_.find(_.pool.endsWith(pool)))
-      // Only threads held by blocking work cap throughput at size / hold time; threads busy computing are the CPU.
-      val full = mine.filter(s => s.blocked >= math.ceil(size * SaturatedShare))
-      if size <= 0 || mine.isEmpty || full.size * 2 < mine.size then None
+  def apply(r: RunRecord): Verdict = DiagnosisOf(r).verdict
+
+private final class DiagnosisOf(r: RunRecord):
+  import Diagnosis.*
+
+  private val window: Seq[Sample] = r.measuredSamples
+  private val X = r.throughput
+  private val answeredRate = r.load.answeredPerSecond.max(1e-9)
+  private val clients = r.info.clients
+  private val latency = (r.load.latency.meanMs / 1000.0).max(1e-6)
+  private val bulkhead = r.info.target == "bulkhead"
+
+  private def mean(xs: Seq[Double]) = if xs.isEmpty then 0.0 else xs.sum / xs.size
+  private def median(xs: Seq[Double]) = if xs.isEmpty then None else Some(xs.sorted.apply(xs.size / 2))
+  private def mostly(xs: Seq[Boolean]) = xs.nonEmpty && xs.count(identity) * 2 >= xs.size
+
+  /** The rate of a cumulative metric over the measured window (first and last sample that has it). */
+  private def rateOf(f: MetricsReading => Option[Double]): Option[Double] =
+    val points = window.flatMap(s => s.metrics.flatMap(f).map(s.second -> _))
+    for (t0, v0) <- points.headOption; (t1, v1) <- points.lastOption if t1 > t0 && v1 >= v0 yield (v1 - v0) / (t1 - t0)
+
+  private def gauge(f: MetricsReading => Option[Double]): Seq[Double] = window.flatMap(_.metrics.flatMap(f))
+
+  /** Pools of a JVM without gauges, sized from the samples (Jetty's acceptor and selector in its pool's size). */
+  private val inferred: Map[String, PoolSize] = PoolSize.infer(window.map(_.pools)).map(p => p.pool -> p).toMap
+
+  private val metricLabels: Seq[String] = window.flatMap(_.metrics.toSeq.flatMap(_.pools.map(_.label))).distinct
+
+  /**
+   * Pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy (threads
+   * running a task: the executor's active count when it has one, else the threads not idle in the dump) and the rate
+   * through it. A pool whose busy threads mostly compute is the CPU's, not a pool that holds requests.
+   */
+  private val pools: Seq[Measured] =
+    val names = window.flatMap(_.pools.filter(_.threads > 0).map(_.pool)).distinct
+    names.flatMap { name =>
+      val label = metricLabels.find(l => name.endsWith(l))
+      val seen = window.map(_.pools.find(_.pool == name))
+      val busy = seen.map(_.map(_.busy.toDouble).getOrElse(0.0))
+      val blocked = mean(seen.map(_.map(_.blocked.toDouble).getOrElse(0.0)))
+      val active = label.map(l => gauge(_.pool(l).flatMap(_.active))).filter(_.nonEmpty)
+      val occupancySeries = active.getOrElse(busy)
+      val size = label.flatMap(l => median(gauge(_.pool(l).flatMap(_.max))))
+        .getOrElse(seen.flatten.map(_.threads).maxOption.getOrElse(0).toDouble)
+      val occupancy = mean(occupancySeries)
+      val holding = blocked >= mean(busy) * 0.5
+      // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges.
+      if occupancy <= 0 || size <= 0 || !holding || (label.isEmpty && size < 2) then None
       else
-        val hold = if o.workSeconds > 0 then o.workSeconds else o.meanLatencySeconds
-        val cap = LittlesLaw.pool(pool, size, hold)
-        val frame = full.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
+        val counted = label.flatMap(l => rateOf(_.pool(l).flatMap(_.completed))).filter(_ > 0)
+        val rate = counted.getOrElse(answeredRate)
+        val subject = label.getOrElse(name)
+        val frame = seen.flatten.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
           .map(_._1).getOrElse("their work")
-        val busy = median(full.map(_.blocked.toDouble)).round
-        Some(Diagnosis(s"pool $pool", cap.perSecond, X,
-          f"$pool: $busy of $size threads busy in $frame; $size threads / ${fmt(hold)} s = ${cap.perSecond}%.1f req/s cap; " +
-            f"measured $X%.1f; ${o.clients} clients need ${o.clients / hold}%.1f") -> cap.perSecond)
+        val queued = label.flatMap(l => Option(gauge(_.pool(l).flatMap(_.queued))).filter(_.nonEmpty).map(mean))
+        Some(Measured(Resource.Pool, subject, size, occupancy, rate, mostly(occupancySeries.map(_ >= size * FullShare)),
+          queued, f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
+            s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})"))
     }
 
-    // max-connections caps how many clients are served at once, not the rate: the clients above it wait in the
-    // accept queue (their requests time out); the served ones are then limited by whatever else is saturated.
-    val connections = for
-      max <- o.maxConnections
-      open <- o.openConnections
-      if o.clients > max && open >= max * 0.98
-    yield
-      Diagnosis("max-connections", X, X, f"max-connections: $max of ${o.clients} clients served at once " +
-        f"($open%.0f connections open in the server, the others wait in the accept queue; ${o.connectErrors} " +
-        f"connect errors); the served connections did $X%.1f req/s") -> Double.MaxValue / 2
-    val thirdParty = o.thirdPartySeconds.filter(l => l > 0 && o.meanLatencySeconds < l * 1.25).map { l =>
-      val cap = o.clients / l
-      Diagnosis("third party's latency", cap, X, f"third party: ${o.clients} clients / ${fmt(l)} s latency = " +
-        f"$cap%.1f req/s; measured $X%.1f (latency ${fmt(o.meanLatencySeconds)} s)") -> cap
+  private val hostPool: Option[Measured] =
+    for
+      size <- median(gauge(_.soapConnectionsMax))
+      inFlight = gauge(_.soapInFlight)
+      if inFlight.nonEmpty && size > 0
+      rate <- rateOf(_.soapCalls).filter(_ > 0)
+      occupancy = mean(inFlight.map(_.min(size)))
+      if occupancy > 0
+    yield Measured(Resource.HostPool, "", size, occupancy, rate, mostly(inFlight.map(_ >= size * FullShare)),
+      Some(mean(inFlight.map(f => (f - size).max(0)))),
+      f"${mean(inFlight)}%.1f calls in flight on ${size}%.0f connections, ${rate}%.1f calls/s")
+
+  private val maxConnections: Option[Measured] =
+    for
+      size <- median(gauge(_.connectionsMax))
+      open = gauge(_.connectionsOpen)
+      if open.nonEmpty && size > 0
+      occupancy = mean(open)
+      if occupancy > 0
+    yield Measured(Resource.MaxConnections, "", size, occupancy, answeredRate,
+      clients > size && mostly(open.map(_ >= size * 0.98)), Some((clients - occupancy).max(0)),
+      f"${occupancy}%.0f of ${size}%.0f connections open for $clients clients")
+
+  /** The machine's busy share and the service's CPU per answer over the measured window. */
+  private val (busyShare, serviceMicros): (Option[Double], Option[Double]) =
+    val ticks = window.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
+    val share = for (b0, t0) <- ticks.headOption; (b1, t1) <- ticks.lastOption if t1 > t0
+      yield (b1 - b0).toDouble / (t1 - t0)
+    val cpu = window.flatMap(s => s.cpuSeconds.map(s.second -> _))
+    val micros = for (s0, c0) <- cpu.headOption; (s1, c1) <- cpu.lastOption if s1 > s0
+      yield (c1 - c0) / (s1 - s0) / answeredRate * 1e6
+    (share, micros)
+
+  /**
+   * The CPU as a resource: cores / machine CPU per answer. Only when the machine is at least half busy: below that, the
+   * fixed costs (the sampler's thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be
+   * far below what the CPU can really do.
+   */
+  private val cpu: Option[Measured] = busyShare.filter(_ >= 0.5).map { share =>
+    val cores = r.info.cores.toDouble
+    Measured(Resource.Cpu, "", cores, share * cores, answeredRate, share >= CpuSaturated, None,
+      f"the machine ${share * 100}%.0f%% busy (${r.info.cores} cores shared by the service and the load generator)" +
+        serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"))
+  }
+
+  private val thirdPartySeconds: Option[Double] =
+    for
+      calls <- rateOf(_.soapCalls).filter(_ > 0)
+      seconds <- rateOf(_.soapSeconds)
+    yield seconds / calls
+
+  private val candidates: Seq[Measured] = pools ++ hostPool ++ maxConnections ++ cpu
+
+  private def order(m: Measured): Int = m.resource.ordinal
+
+  private def capOf(m: Measured): Cap = m.resource match
+    case Resource.Cpu =>
+      Cap(Resource.Cpu, "", m.cap, f"${m.detail}; ${m.size}%.0f cores / ${m.size / m.cap * 1e6}%.0f us of machine " +
+        f"CPU per answer = ${m.cap}%.1f req/s")
+    case _ =>
+      Cap(m.resource, m.subject, m.cap, f"${m.detail}; hold ${fmt(m.hold)} s (Little's law); ${m.size}%.0f / " +
+        f"${fmt(m.hold)} s = ${m.cap}%.1f req/s" + declared(m))
+
+  /** The seed's own work time, reported beside the measured hold (never used to compute it). */
+  private def declared(m: Measured): String =
+    r.info.declaredWorkSeconds.filter(_ => m.resource == Resource.Pool).fold("")(w => s" (the seed's work: ${fmt(w)} s)")
+
+  private def valid(c: Double) = c >= X * (1 - Noise)
+
+  /**
+   * The saturated resource with the smallest cap. A full CPU is named only when nothing else is saturated: threads held
+   * by blocking work cap throughput whatever the CPU does, and the CPU then shows as what caps after their fix.
+   */
+  private val chosen: Option[Measured] =
+    val full = candidates.filter(m => m.saturated && valid(m.cap)).sortBy(_.cap)
+    val held = full.filterNot(_.resource == Resource.Cpu)
+    val among = if held.nonEmpty then held else full
+    among.headOption.map(least => among.filter(_.cap <= least.cap * (1 + Noise)).minBy(order))
+
+  private val thirdParty: Option[Cap] = thirdPartySeconds.filter(_ >= latency * 0.8).map(l =>
+    Cap(Resource.ThirdParty, "", clients / l, f"$clients clients / ${fmt(l)} s of the third party's latency (its " +
+      f"calls measured by the service's SOAP client) = ${clients / l}%.1f req/s; no pool saturated"))
+
+  private val loadGenerator: Cap =
+    Cap(Resource.LoadGenerator, "", clients / latency, f"closed loop: $clients clients / ${fmt(latency)} s mean " +
+      f"latency = ${clients / latency}%.1f req/s; no resource saturated")
+
+  lazy val verdict: Verdict =
+    val cap = chosen.map(capOf).orElse(thirdParty.filter(c => valid(c.perSecond))).getOrElse(loadGenerator)
+    val logFix = errorsFix
+    val fix = chosen.flatMap(fixFor).orElse(logFix)
+    val next = chosen.filter(_ => fix.isDefined).flatMap(nextAfter)
+      .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
+    // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
+    val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then
+      (None, cap.copy(why = cap.why + errors.fold("")(e => s" (the waiting clients' ${e.stripPrefix("errors first: ")})")))
+    else (errors, cap)
+    Verdict(why, X, errs, fix, next, serviceMicros)
+
+  /** What caps once `b` is sized by its fix: b at its new size, every other resource, and the clients. */
+  private def nextAfter(b: Measured): Option[Cap] =
+    val newSize = clients.toDouble.max(b.size + 1)
+    val queued = b.queued.getOrElse((clients - b.occupancy).max(0))
+    val unqueued = (latency - queued / answeredRate).max(b.hold)
+    val loop = Cap(Resource.LoadGenerator, "", clients / unqueued, f"$clients clients / ${fmt(unqueued)} s latency " +
+      f"without the queue in front of ${capOf(b).name} = ${clients / unqueued}%.1f req/s")
+    val resized = capOf(b.copy(size = newSize)).copy(why = f"${b.subject} at ${newSize}%.0f: ${newSize}%.0f / " +
+      f"${fmt(b.hold)} s = ${newSize / b.hold}%.1f req/s")
+    (otherCaps(Set(b)).toSeq :+ loop :+ resized.copy(perSecond = newSize / b.hold)).minByOption(_.perSecond)
+
+  private def otherCaps(except: Set[Measured]): Option[Cap] =
+    (candidates.filterNot(except).map(capOf).filter(c => valid(c.perSecond)) ++ thirdParty.filter(_ => except.nonEmpty))
+      .minByOption(_.perSecond)
+
+  private def fixFor(m: Measured): Option[Fix] =
+    val n = clients.max(m.size.toInt + 1)
+    val why = f"$clients clients x ${fmt(m.hold)} s hold need $clients in flight"
+    m.resource match
+      case Resource.Pool if bulkhead && m.subject == "blocking-pool" =>
+        Some(Fix(Seq("--blocking-pool-size", n.toString), s"blocking-pool of $n threads (one per in-flight request: $why)"))
+      case Resource.Pool if bulkhead && m.subject == "default-dispatcher" =>
+        Some(Fix(Seq("--parallelism-min", n.toString, "--parallelism-max", n.toString),
+          s"default dispatcher of $n threads ($why); better, move the blocking work to a dedicated pool (/work/pool)"))
+      case Resource.Pool if bulkhead && m.subject == "work-queue" =>
+        Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.work-queue.max=$n", "--set",
+          s"bulkhead.enrichment.soap.work-queue.core=$n"), s"SOAP work queue of $n threads ($why)"))
+      case Resource.Pool =>
+        // The threads the server lends to other roles (Jetty's acceptor and selector) come out of the same maximum.
+        val lent = inferred.get(m.subject).fold(0)(p => p.size - p.workers)
+        Some(Fix(Nil, s"${poolSetting(m.subject)} >= ${n + lent} ($why${if lent > 0 then s", plus $lent it lends to " +
+          "acceptors and selectors" else ""})"))
+      case Resource.HostPool if bulkhead =>
+        Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.max-connections=$n"),
+          s"SOAP host pool of $n connections (bulkhead.enrichment.soap.max-connections; $why)"))
+      case Resource.MaxConnections if bulkhead =>
+        Some(Fix(Seq("--max-connections", n.toString), s"max-connections >= $n (one per client)"))
+      case Resource.MaxConnections => Some(Fix(Nil, s"the server's connection limit >= $n (one per client)"))
+      case _ => None
+
+  /** The setting that sizes a pool of a server the lab did not write, by the pool's name. */
+  private def poolSetting(pool: String): String =
+    if pool.startsWith("qtp") then s"Jetty's QueuedThreadPool maxThreads ($pool)"
+    else if pool.contains("-exec") then s"Tomcat's maxThreads ($pool)"
+    else if pool.contains("dispatcher") then s"the dispatcher's parallelism or pool size ($pool)"
+    else s"the maximum size of pool $pool"
+
+  private val errors: Option[String] =
+    val share = r.load.answers.failedShare(r.info.expectedClass)
+    Option.when(share >= MaterialErrors) {
+      val top = r.log.sortBy(-_.count).take(2).map(l => s"'${l.text.take(160)}' x ${l.count}")
+      f"errors first: ${share * 100}%.1f%% of the requests did not get ${r.info.expectedClass} " +
+        s"(${r.load.answers.describe})" + (if top.isEmpty then "" else s"; the service's log: ${top.mkString(", ")}")
     }
 
-    val cpu = Option.when(o.machineBusy >= 0.9) {
-      Diagnosis("CPU", X, X, f"CPU: the machine was ${o.machineBusy * 100}%.0f%% busy (${o.cores} cores shared by " +
-        f"service and load generator; service ${o.serviceCores}%.2f cores); latency ${fmt(o.meanLatencySeconds)} s " +
-        f"with ${o.clients} clients gives $X%.1f req/s") -> Double.MaxValue
+  /** A fix the service's own log points at, when errors are the verdict. */
+  private def errorsFix: Option[Fix] =
+    if errors.isEmpty || !bulkhead then None
+    else r.log.sortBy(-_.count).map(_.text).collectFirst {
+      case t if t.contains("max-open-requests") =>
+        Fix(Seq("--set", s"bulkhead.enrichment.soap.max-connections=$clients"),
+          s"SOAP host pool >= $clients connections: the pool refused calls above its open-request limit")
     }
 
-    // With a known work time, the closed loop's bound is clients / work time (the latency it could have); the mean
-    // latency measured is what it got, queueing included.
-    val ideal = if o.workSeconds > 0 then LittlesLaw.clients(o.clients, o.workSeconds) else loop
-    val closedLoop = Diagnosis("the clients (closed loop)", ideal.perSecond, X,
-      f"closed loop: ${ideal.what} = ${ideal.perSecond}%.1f req/s; measured $X%.1f at a mean latency of " +
-        f"${fmt(o.meanLatencySeconds)} s; no pool saturated") -> Double.MaxValue
-
-    // A saturated resource with a finite cap explains the latency; then max-connections (it caps concurrency), then
-    // the CPU and the closed loop.
-    val finite = (saturatedPools ++ thirdParty).sortBy(_._2)
-    (finite.headOption ++ connections ++ cpu ++ Some(closedLoop)).head._1
-
-  private def median(xs: Seq[Double]): Double =
-    val s = xs.sorted
-    if s.isEmpty then 0 else s(s.size / 2)
-
-  private def fmt(d: Double): String = if d >= 10 then f"$d%.1f" else f"$d%.3f".reverse.dropWhile(_ == '0').reverse
-    .stripSuffix(".")
+  private def fmt(d: Double): String =
+    if d >= 10 then f"$d%.1f" else f"$d%.3f".reverse.dropWhile(_ == '0').reverse.stripSuffix(".")

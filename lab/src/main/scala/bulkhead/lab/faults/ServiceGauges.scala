@@ -1,7 +1,7 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.process.Stack
-import bulkhead.lab.sample.{Attach, MetricsScrape, ProcessThreads, ThreadSampler}
+import bulkhead.lab.sample.{Attach, MetricsScrape, PoolNames, ProcessThreads, ThreadSampler}
 
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicBoolean

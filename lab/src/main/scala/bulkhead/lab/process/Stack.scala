@@ -8,7 +8,7 @@ import scala.util.Using
 
 /**
  * Where the lab finds the JVMs it starts: set by the launcher (./bulkhead) as system properties. `peers` holds the
- * classpath of each peer server module (akka-http, spray, pekko-minimal) that was built.
+ * classpath of each peer server module (akka-http, spray, pekko-minimal, jetty, tomcat) that was built.
  */
 final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String,
     peers: Map[String, String] = Map.empty)
@@ -39,11 +39,11 @@ final class Stack(launch: Launch, dir: Path):
   def stub(args: Seq[String]): Served = jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m"), args)
 
   /**
-   * A peer server (Target.Peers): its own JVM, or nginx. Of the scenario's flags it gets the ones the seeds varied
-   * (--blocking-pool-size, --max-connections); its readiness is its /hello.
+   * A peer server (Target.Peers): its own JVM, or nginx. Of the scenario's flags it gets the ones it understands
+   * (Target.peerFlags); its readiness is its /hello.
    */
   def peer(target: String, serviceFlags: Seq[String]): Served =
-    val flags = Target.peerFlags(serviceFlags)
+    val flags = Target.peerFlags(target, serviceFlags)
     target match
       case Target.Nginx => Nginx.start(dir)
       case jvmPeer =>

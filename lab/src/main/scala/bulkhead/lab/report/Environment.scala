@@ -2,6 +2,9 @@ package bulkhead.lab.report
 
 import bulkhead.lab.process.{Children, Launch}
 
+import com.github.plokhotnyuk.jsoniter_scala.core.*
+import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
+
 import java.nio.file.{Files, Path}
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
@@ -17,6 +20,18 @@ final case class Environment(cpu: String, cores: Int, memoryGb: Double, kernel: 
        |- libraries: ${libraries.mkString(", ")}""".stripMargin
 
 object Environment:
+  private given JsonValueCodec[Environment] = JsonCodecMaker.make
+  val FileName = "environment.json"
+
+  /** Written beside a run's results, so a report rendered again states the machine the figures came from. */
+  def write(env: Environment, dir: Path): Unit =
+    Files.createDirectories(dir)
+    Files.write(dir.resolve(FileName), writeToArray(env, WriterConfig.withIndentionStep(1)))
+
+  def readFrom(dir: Path): Option[Environment] =
+    val f = dir.resolve(FileName)
+    if Files.isReadable(f) then scala.util.Try(readFromArray[Environment](Files.readAllBytes(f))).toOption else None
+
   def read(launch: Launch): Environment =
     val cpuinfo = lines("/proc/cpuinfo")
     val cpu = cpuinfo.find(_.startsWith("model name")).map(_.split(":", 2)(1).trim).getOrElse("unknown CPU")

@@ -1,7 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.process.Target
-import bulkhead.lab.run.ScenarioResult
+import bulkhead.lab.record.RunRecord
 
 /**
  * The seeds' own servers beside bulkhead: for every scenario run on several targets, the median of each target's
@@ -14,14 +14,14 @@ object SideBySide:
     else if s.size % 2 == 1 then s(s.size / 2) else (s(s.size / 2 - 1) + s(s.size / 2)) / 2
 
   /** Median req/s of a result's attempts (seed 002 ran each server three times). */
-  def medianOf(r: ScenarioResult): Double = median(r.attempts)
+  def medianOf(r: RunRecord): Double = median(r.attempts)
 
   /** Results grouped by scenario, for scenarios with more than one target: base name -> target -> result. */
-  def groups(results: Seq[ScenarioResult]): Seq[(String, Map[String, ScenarioResult])] =
-    results.filter(_.scenario.name.contains('@')).groupBy(_.scenario.name.takeWhile(_ != '@')).toSeq.sortBy(_._1)
-      .map((base, rs) => base -> rs.map(r => r.scenario.name.dropWhile(_ != '@').drop(1) -> r).toMap)
+  def groups(results: Seq[RunRecord]): Seq[(String, Map[String, RunRecord])] =
+    results.filter(_.info.name.contains('@')).groupBy(_.info.name.takeWhile(_ != '@')).toSeq.sortBy(_._1)
+      .map((base, rs) => base -> rs.map(r => r.info.name.dropWhile(_ != '@').drop(1) -> r).toMap)
 
-  def table(results: Seq[ScenarioResult]): String =
+  def table(results: Seq[RunRecord]): String =
     val gs = groups(results)
     if gs.isEmpty then ""
     else
@@ -29,10 +29,10 @@ object SideBySide:
       val header = Seq("scenario", "seed's figure") ++ targets.map(t => s"$t req/s (median)") ++
         Seq("bulkhead / akka-http") ++ targets.filter(_ != Target.Nginx).map(t => s"$t / nginx")
       def f(d: Double) = if d.isNaN then "-" else f"$d%.0f"
-      def ratio(a: Option[ScenarioResult], b: Option[ScenarioResult]) =
+      def ratio(a: Option[RunRecord], b: Option[RunRecord]) =
         (for x <- a; y <- b yield medianOf(x) / medianOf(y)).filterNot(_.isNaN).map(v => f"$v%.2f").getOrElse("-")
       val rows = gs.map { (base, byTarget) =>
-        val seed = byTarget.values.headOption.flatMap(_.scenario.seed).map(_.figure).getOrElse("-")
+        val seed = byTarget.values.headOption.flatMap(_.info.seed).map(_.figure).getOrElse("-")
         Seq(base, seed) ++ targets.map(t => byTarget.get(t).map(r =>
           s"${f(medianOf(r))} (${r.attempts.map(f).mkString(", ")})").getOrElse("-")) ++
           Seq(ratio(byTarget.get(Target.Bulkhead), byTarget.get(Target.AkkaHttp))) ++

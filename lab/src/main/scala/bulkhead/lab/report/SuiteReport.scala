@@ -1,19 +1,20 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.run.ScenarioResult
+import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.record.RunRecord
 
 import java.nio.file.{Files, Path}
 import java.util.Base64
 
 /** The report of a suite: a Markdown summary and a self-contained HTML page with the plots. Nothing typed by hand. */
-final case class SuiteReport(title: String, command: String, env: Environment, results: Seq[ScenarioResult],
+final case class SuiteReport(title: String, command: String, env: Environment, results: Seq[RunRecord],
     failures: Seq[String]):
 
   private def f1(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.1f"
 
   /** Busy / total threads of each pool at the median sample of the measured phase. */
-  def poolsOf(r: ScenarioResult): String =
-    val samples = r.timeline.map(_.pools)
+  def poolsOf(r: RunRecord): String =
+    val samples = r.measuredSamples.map(_.pools)
     if samples.isEmpty then "-"
     else
       val mid = samples(samples.size / 2)
@@ -26,26 +27,39 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
     "ratio to bound", "p50 / p99 ms", "errors", "what caps it", "busy/threads per pool")
 
   def rows: Seq[Seq[String]] = results.map { r =>
-    val seed = r.scenario.seed.map(s => s"${s.figure} (seed ${s.file.take(3)}, row ${s.row})").getOrElse("-")
-    Seq(r.scenario.name, seed, if r.bound >= 1e9 then "CPU" else f1(r.bound), f1(r.figures.requestsPerSecond),
-      if r.bound >= 1e9 then "-" else f"${r.ratio}%.3f", s"${f1(r.figures.p50Ms)} / ${f1(r.figures.p99Ms)}",
-      s"${r.figures.errors + r.figures.non2xx}", r.diagnosis.cap, poolsOf(r))
+    val v = Diagnosis(r)
+    val seed = r.info.seed.map(s => s"${s.figure} (seed ${s.file.take(3)}, row ${s.row})").getOrElse("-")
+    val a = r.load.answers
+    Seq(r.info.name, seed, f1(v.predicted), f1(v.measured), f"${v.ratio}%.3f",
+      s"${f1(r.load.latency.p50Ms)} / ${f1(r.load.latency.p99Ms)}", s"${a.answered + a.unanswered - a.expected(r.info.expectedClass)}",
+      v.name, poolsOf(r))
   }
 
-  def table: String =
-    (Seq(header, header.map(_ => "---")) ++ rows).map(_.map(_.replace("|", "/")).mkString("| ", " | ", " |"))
-      .mkString("\n")
+  def table: String = MarkdownTable(header, rows)
+
+  /** Runs re-run with their verdict's fix (`--verify`): what the lab predicted and what the re-run measured. */
+  def verified: String =
+    val vs = bulkhead.lab.run.Verification.pair(results)
+    if vs.isEmpty then ""
+    else
+      val table = MarkdownTable(Seq("scenario", "fix", "predicted (what caps next)", "measured", "ratio", "now capped by"),
+        vs.map(v => Seq(v.original.info.name, v.verdict.fix.map(_.flags.mkString(" ")).getOrElse("-"),
+          f"${v.predicted}%.1f (${v.verdict.next.map(_.name).getOrElse("-")})", f"${v.measured}%.1f",
+          f"${v.ratio}%.2f", Diagnosis(v.rerun).name)))
+      s"\n## The fixes, verified\nEach scenario re-run with the setting its verdict named.\n\n$table\n"
 
   def markdown: String =
     val details = results.map { r =>
-      val s = r.scenario
+      val s = r.info
+      val v = Diagnosis(r)
+      val l = r.load.latency
       s"""### ${s.name}: ${s.title}
-         |- load: ${s.load.describe(s.path)}, after ${s.warmup.toSeconds} s of warm-up (not measured)
+         |- load: ${s.loadDescription}
          |- service flags: `${s.serviceFlags.mkString(" ")}`${s.stubLatency.map(l => s"; stub latency $l").getOrElse("")}${s.redisCustomers.map(n => s"; Redis with $n profiles").getOrElse("")}
-         |- measured: ${if r.attempts.size > 1 then s"attempts ${r.attempts.map(f1).mkString(", ")} req/s; last: " else ""}${f1(r.figures.requestsPerSecond)} req/s, mean ${f1(r.figures.meanMs)} ms, p50 ${f1(r.figures.p50Ms)} ms, p99 ${f1(r.figures.p99Ms)} ms, ${r.figures.requests} requests, ${r.figures.errors} socket errors (${r.figures.connectErrors} connect), ${r.figures.non2xx} non-2xx
-         |- diagnosis: ${r.diagnosis.explanation}
-         |- CPU: service ${f1(r.serviceCores)} cores, machine ${f1(r.machineBusy * 100)} % busy; JDK ${r.jdk}
-         |- seed: ${s.seed.map(x => s"${x.figure} (`seeds/${x.file}`)").getOrElse("none")}; scenario file `${s.source}`
+         |- measured: ${if r.attempts.size > 1 then s"attempts ${r.attempts.map(f1).mkString(", ")} req/s; last: " else ""}${f1(v.measured)} req/s of ${s.expectedClass}, mean ${f1(l.meanMs)} ms, p50 ${f1(l.p50Ms)} ms, p99 ${f1(l.p99Ms)} ms; answers: ${r.load.answers.describe}
+         |- diagnosis: ${v.explanation}
+         |- CPU: ${v.cpuMicrosPerRequest.fold("-")(us => f"service $us%.0f us per request")}; JDK ${s.jdk}
+         |- seed: ${s.seed.map(x => s"${x.figure} (seed ${x.file.take(3)})").getOrElse("none")}; scenario file `${s.source}`
          |
          |![throughput](${s.name}-throughput.png) ![threads](${s.name}-threads.png) ![latency](${s.name}-latency.png)
          |""".stripMargin
@@ -58,14 +72,17 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |
        |@@TABLE@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
-       |${SideBySide.table(results)}
+       |@@VERIFIED@@
+       |@@SIDEBYSIDE@@
        |## Scenarios
        |
-       |$details""".stripMargin.replace("@@TABLE@@", table)
+       |$details""".stripMargin.replace("@@TABLE@@", table).replace("@@VERIFIED@@", verified)
+      .replace("@@SIDEBYSIDE@@", SideBySide.table(results))
 
   /** Writes README.md, report.html and the plots into `dir`. */
   def write(dir: Path): Path =
     Files.createDirectories(dir)
+    Environment.write(env, dir)
     val charts = results.flatMap(r => Charts.write(r, dir))
     Files.writeString(dir.resolve("README.md"), markdown)
     val html = markdown.linesIterator.map { line =>

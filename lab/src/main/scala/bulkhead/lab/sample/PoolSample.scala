@@ -11,16 +11,17 @@ final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[S
   def commonBusyFrame: Option[String] = busyFrames.maxByOption(_._2).map(_._1)
 
 object PoolSample:
+  /** The pools of a dump; the JVM's own threads (GC, JIT, VM: no Java state, no frames) are not a pool's. */
   def of(dump: ThreadDump): Seq[PoolSample] =
-    dump.byPool.toSeq.map { (pool, threads) =>
+    ThreadDump(dump.threads.filter(_.state != "UNKNOWN"), dump.deadlocks).byPool.toSeq.map { (pool, threads) =>
       val busy = threads.filterNot(_.idle)
       PoolSample(pool, threads.size, busy.size, threads.groupMapReduce(_.state)(_ => 1)(_ + _),
         busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _), busy.count(_.state != "RUNNABLE"))
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */
-  private val Parking = Seq("jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.", "CompletableFuture$Signaller",
-    "CompletableFuture.waitingGet", "CompletableFuture.timedGet", "CompletableFuture.get", "ForkJoinPool.managedBlock",
+  private val Parking = Seq("jdk.internal.misc.Unsafe.park", "java.lang.VirtualThread.park", "java.util.concurrent.locks.",
+    "CompletableFuture$Signaller", "CompletableFuture.waitingGet", "CompletableFuture.timedGet", "CompletableFuture.get", "ForkJoinPool.managedBlock",
     "ForkJoinPool.unmanagedBlock", "ForkJoinPool.compensatedBlock")
 
   /** Where a busy thread stands: its top frame, or the first frame below the parking machinery. */

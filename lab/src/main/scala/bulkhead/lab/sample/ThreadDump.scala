@@ -1,10 +1,15 @@
 package bulkhead.lab.sample
 
-/** One thread of a `jcmd <pid> Thread.print` dump (the format of jstack, JDK 17 to 25). */
+/**
+ * One thread of a `jcmd <pid> Thread.print` dump (the format of jstack, JDK 17 to 25) or of a JSON dump
+ * ([[JsonThreadDump]], which alone lists virtual threads: `virtual`, and the `container` that started them).
+ * `carrying`: the thread was seen carrying a virtual thread, so its pool is the virtual-thread scheduler.
+ */
 final case class DumpedThread(name: String, state: String, frames: Seq[String], waitingOn: Option[String],
-    lockedMonitors: Seq[String], blockedOn: Option[String]):
-  /** The pool a thread belongs to: its name without the trailing counter (`...-blocking-pool-12` -> `...-pool`). */
-  def pool: String = ThreadDump.poolOf(name)
+    lockedMonitors: Seq[String], blockedOn: Option[String], virtual: Boolean = false,
+    container: Option[String] = None, carrying: Boolean = false):
+  /** The pool a thread belongs to, by [[PoolNames]]: `...-blocking-pool-12` -> `...-blocking-pool`, `qtp123-7` -> `qtp`. */
+  def pool: String = PoolNames.of(this)
   def topFrame: Option[String] = frames.headOption
 
   /** Parked waiting for a task: an idle pool thread, not a busy or blocked one. */
@@ -12,7 +17,13 @@ final case class DumpedThread(name: String, state: String, frames: Seq[String], 
 
 /** A whole dump: its threads, and the deadlocks the JVM reported. */
 final case class ThreadDump(threads: Seq[DumpedThread], deadlocks: Seq[String]):
-  def byPool: Map[String, Seq[DumpedThread]] = threads.groupBy(_.pool)
+  /**
+   * Threads by pool. The virtual-thread scheduler's carriers have a plain fork-join pool's names
+   * (`ForkJoinPool-N-worker-M`); the pool of a thread seen carrying is labelled [[PoolNames.VirtualCarriers]].
+   */
+  def byPool: Map[String, Seq[DumpedThread]] =
+    val carriers = threads.filter(_.carrying).map(_.pool).toSet
+    threads.groupBy(t => if carriers(t.pool) then PoolNames.VirtualCarriers else t.pool)
 
 object ThreadDump:
   /** Frames where a pool thread waits for its next task. */
@@ -21,7 +32,8 @@ object ThreadDump:
     "SynchronousQueue", "DelayedWorkQueue.take", "LinkedTransferQueue", "ArrayBlockingQueue.take",
     "ForkJoinPool.runWorker", "sun.nio.ch.EPoll.wait", "EPollSelectorImpl.doSelect", "io.netty.channel.epoll",
     "LightArrayRevolverScheduler.waitNanos", "Object.wait", "ReferenceQueue.remove", "Reference.waitForReferencePendingList",
-    "SelectorImpl.select", "CleanerImpl.run", "DelayQueue.take", "HashedWheelTimer$Worker.waitForNextTick")
+    "SelectorImpl.select", "CleanerImpl.run", "DelayQueue.take", "HashedWheelTimer$Worker.waitForNextTick",
+    "QueuedThreadPool$Runner.idleJobPoll", "ReservedThreadExecutor$ReservedThread.waitForTask", "DelayScheduler.loop")
 
   private val Header = "^\"(.+?)\"(.*)$".r
   private val State = """^\s+java\.lang\.Thread\.State: (\S+).*$""".r
@@ -29,11 +41,11 @@ object ThreadDump:
   private val Waiting = """^\s+- (?:parking to wait for|waiting on)\s+<[^>]+> \(a ([^)]+)\)$""".r
   private val Locked = """^\s+- locked <([^>]+)> \(a ([^)]+)\)$""".r
   private val Blocked = """^\s+- waiting to lock <([^>]+)> \(a ([^)]+)\)$""".r
-  private val Suffix = """^(.*?)[-#]?\d+$""".r
+  /** A virtual thread mounted on this one: JDK 21+ prints the line, and the carrier runs its continuation. */
+  private val CarrierMarks = Seq("Carrying virtual thread", "java.lang.VirtualThread.runContinuation")
 
-  def poolOf(name: String): String = name match
-    case Suffix(prefix) if prefix.nonEmpty => prefix.stripSuffix("-")
-    case other => other
+  /** The pool label of a thread name: see [[PoolNames.label]]. */
+  def poolOf(name: String): String = PoolNames.label(name)
 
   def parse(text: String): ThreadDump =
     val all = text.linesIterator.toVector
@@ -50,7 +62,8 @@ object ThreadDump:
       DumpedThread(name, state, block.collect { case Frame(f) => f },
         block.collectFirst { case Waiting(cls) => cls },
         block.collect { case Locked(id, cls) => s"$id ($cls)" },
-        block.collectFirst { case Blocked(id, cls) => s"$id ($cls)" })
+        block.collectFirst { case Blocked(id, cls) => s"$id ($cls)" },
+        carrying = block.exists(l => CarrierMarks.exists(l.contains)))
     }
     val deadlocks =
       if deadlockStart < 0 then Nil

@@ -2,6 +2,7 @@ package bulkhead.lab.sample
 
 import bulkhead.lab.process.Children
 
+import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /**
@@ -18,3 +19,29 @@ object ThreadSampler:
       .left.map(e => s"cannot take a thread dump of $pid: $e"))
 
   def sample(pid: Long): Either[String, Seq[PoolSample]] = dump(pid).map(t => PoolSample.of(ThreadDump.parse(t)))
+
+  /**
+   * A JSON dump (JDK 21+), the only kind that lists virtual threads; Left on a JVM without `Thread.dump_to_file`.
+   * The sampled JVM writes the file itself, so it goes to a fresh temporary directory, read and removed here.
+   */
+  def dumpJson(pid: Long): Either[String, String] =
+    val dir = Files.createTempDirectory("bulkhead-threads")
+    val file = dir.resolve(s"threads-$pid.json")
+    try
+      Attach.jcmd(pid, s"Thread.dump_to_file -format=json $file")
+        .orElse(Children.runToCompletion(Seq(jcmd, pid.toString, "Thread.dump_to_file", "-format=json", file.toString),
+          30.seconds))
+        .flatMap(out =>
+          if Files.exists(file) then Right(Files.readString(file))
+          else Left(s"no JSON thread dump of $pid: ${out.trim.take(200)}"))
+    finally
+      Files.deleteIfExists(file)
+      Files.deleteIfExists(dir)
+
+  /** The virtual-thread scheduler's identity, where the JVM tells it (`Thread.vthread_scheduler`, JDK 24+). */
+  def scheduler(pid: Long): Option[String] =
+    Attach.jcmd(pid, "Thread.vthread_scheduler").toOption.flatMap(JsonThreadDump.schedulerIdentity)
+
+  /** Pools with their virtual threads and carriers where the JVM writes JSON dumps (JDK 21+), else [[sample]]. */
+  def sampleWithVirtualThreads(pid: Long): Either[String, Seq[PoolSample]] =
+    dumpJson(pid).flatMap(JsonThreadDump.parse(_, scheduler(pid))).map(PoolSample.of).orElse(sample(pid))

@@ -8,7 +8,7 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
 /** What a seed reported for the experiment a scenario reproduces. */
-final case class SeedFigure(file: String, row: Int, figure: String, requestsPerSecond: Double)
+final case class SeedFigure(file: String, row: Int, figure: String, requestsPerSecond: Option[Double])
 
 /** The load: wrk's closed loop, or a JMeter-style ramp to a number of clients, then a hold. */
 enum Load:
@@ -42,11 +42,16 @@ final case class Scenario(
     load: Load,
     warmup: FiniteDuration,
     sampleEvery: FiniteDuration,
+    /** The seed's own work time, reported beside the measured hold time; the diagnosis never reads it. */
     workSeconds: Double,
     attempts: Int,
     source: Path,
     /** Servers loaded by this scenario, side by side (bulkhead, akka-http, spray, pekko-minimal, nginx). */
-    targets: Seq[String] = Seq(Target.Bulkhead))
+    targets: Seq[String] = Seq(Target.Bulkhead),
+    /** The status class that counts as throughput (`2xx` unless the scenario expects another). */
+    expectedClass: String = "2xx",
+    /** What the lab should name as the cap (diagnosis cases of `lab accuracy`), e.g. `pool blocking-pool`, `cpu`. */
+    expectedResource: Option[String] = None)
 
 object Scenario:
   /** Every key a scenario file may have; anything else is a mistake and is refused with its name. */
@@ -55,7 +60,7 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets")
+    "attempts", "target", "targets", "expect.resource", "expect.status-class")
 
   /** Reads a scenario file; `short` shortens the load for the demo (the seeds' own durations otherwise). */
   def load(file: Path, short: Boolean = false): Either[String, Scenario] =
@@ -93,7 +98,7 @@ object Scenario:
       case other => Left(s"$file: load.driver must be wrk or ramp, was '$other'")
     load.flatMap { l =>
       val seed = opt("seed.file").map(f => SeedFigure(f, int("seed.row", 0), opt("seed.figure").getOrElse(""),
-        if c.hasPath("seed.requests-per-second") then c.getDouble("seed.requests-per-second") else Double.NaN))
+        if c.hasPath("seed.requests-per-second") then Some(c.getDouble("seed.requests-per-second")) else None))
       val path = opt("load.path").getOrElse("/hello")
       val checks = Seq(
         Option.when(!path.startsWith("/"))(s"load.path must start with /, was '$path'"),
@@ -104,6 +109,8 @@ object Scenario:
         targets.find(t => !Target.All.contains(t)).map(t =>
           s"unknown target '$t', expected ${Target.All.mkString(", ")}"),
         Option.when(targets.isEmpty)("targets must name at least one server"),
+        opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
+          s"expect.status-class must be one of 1xx..5xx, was '$c'"),
         Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
           "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"))
       checks.flatten.headOption.map(e => Left(s"$file: $e")).getOrElse(Right(Scenario(
@@ -124,7 +131,9 @@ object Scenario:
         // Seed 002 ran each server 3 times in a row (JIT warm-up) and reported every attempt.
         attempts = int("attempts", 1),
         source = file,
-        targets = targets)))
+        targets = targets,
+        expectedClass = opt("expect.status-class").getOrElse("2xx"),
+        expectedResource = opt("expect.resource"))))
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Children
+import bulkhead.lab.process.{Children, Target}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -86,10 +86,23 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     do refused(launch.peers(peer), bulkhead.lab.process.Target.mainClass(peer), args, named)
   }
 
+  "The Jetty and Tomcat peers" should "refuse a thread pool they cannot have, naming the flag" in {
+    for
+      peer <- Seq(Target.Jetty, Target.Tomcat)
+      (args, named) <- Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
+        Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
+    do refused(launch.peers(peer), Target.mainClass(peer), args, named)
+  }
+
   private val labBad: Seq[(Seq[String], String)] = Seq(
     Seq("fly") -> "fly",
     Seq("run", "--bogus") -> "--bogus",
-    Seq("run") -> "scenario",
+    Seq("run") -> "FILE|DIR",
+    Seq("diagnose", "--pid", "1") -> "--url",
+    Seq("diagnose", "--pid", "1", "--url", "http://10.0.0.1/") -> "10.0.0.1",
+    Seq("diagnose", "--pid", "1", "--url", "http://127.0.0.1:1/", "--duration", "forever") -> "forever",
+    Seq("report", "/no/such/run") -> "/no/such/run",
+    Seq("accuracy", "--bogus") -> "--bogus",
     Seq("run", "/no/such/scenario.conf") -> "/no/such/scenario.conf",
     Seq("threads", "abc") -> "abc",
     Seq("threads", "1", "--every", "soon") -> "soon",
@@ -103,4 +116,16 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
+  }
+
+  it should "answer --help on every command with its usage and exit 0, starting nothing" in {
+    (bulkhead.lab.LabMain.Commands.map(_.name).filterNot(_ == "bench").map(c => Seq(c, "--help")) :+ Seq("--help"))
+      .foreach { args =>
+        val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
+        withClue(s"${args.mkString(" ")} -> exit $code: $out") {
+          code shouldBe 0
+          out.toLowerCase should include("usage")
+          out should not include "Error"
+        }
+      }
   }

@@ -1,79 +1,112 @@
 package bulkhead.lab.diagnose
 
-import bulkhead.lab.load.WrkParser
-import bulkhead.lab.sample.{PoolSample, ThreadDump}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.record.LogLine
+import bulkhead.lab.sample.{MetricsReading, PoolSample, ThreadDump}
+import bulkhead.lab.testkit.{Fixtures, Records}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-/** Diagnoses on recorded runs: the thread dumps and wrk reports are real; one observation per kind of cap. */
+/** Diagnoses of runs around recorded real thread dumps: one per kind of cap, and the traps the lab must not fall in. */
 class DiagnosisSpec extends AnyFlatSpec with Matchers:
   private val pool4 = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-pool4-jdk25.txt")))
-  private val wrk = WrkParser.parse(Fixtures.text("wrk-pool4-c16-jdk25.txt")).toOption.get
-  private val quiet = Observation(requestsPerSecond = wrk.requestsPerSecond,
-    meanLatencySeconds = wrk.latencyAvgMs / 1000, clients = wrk.connections, workSeconds = 0.1,
-    samples = Seq(pool4, pool4, pool4), poolSizes = Map("blocking-pool" -> 4, "default-dispatcher" -> 8),
-    serviceCores = 0.2, machineBusy = 0.3, cores = 2, openConnections = Some(17), maxConnections = Some(16384),
-    connectErrors = 0, thirdPartySeconds = None)
 
-  "Diagnosis" should "name a saturated pool and its Little's-law cap (4 threads / 0.1 s = 40 req/s)" in {
-    val d = Diagnosis(quiet)
-    d.cap shouldBe "pool blocking-pool"
-    d.predicted shouldBe 40.0
-    d.ratio shouldBe (1.0 +- 0.1)
-    d.explanation should include("4 of 4 threads busy in java.lang.Thread.sleep")
-    d.explanation should include("16 clients need 160")
+  // 16 clients on a pool of 4 threads doing 100 ms: 40 req/s, and the queue makes the mean latency 400 ms.
+  private val queueing = Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 400), meanMs = 400,
+    pools = pool4, metrics = Records.poolMetrics("blocking-pool", size = 4, active = 4, rate = 40, queued = 12))
+
+  "Diagnosis" should "take a saturated pool's hold time from its own counters, not from the queued latency" in {
+    val v = Diagnosis(queueing)
+    v.name shouldBe "pool blocking-pool"
+    // 4 busy / 40 tasks per second = 0.1 s held; 4 threads / 0.1 s = 40 req/s (the mean latency would give 10).
+    v.predicted shouldBe (40.0 +- 0.5)
+    v.cap.why should include("hold 0.1 s")
   }
 
-  it should "name the default dispatcher when /work/default blocks it (JDK 17 dump)" in {
-    val blocked = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-default2-jdk17.txt")))
-    val d = Diagnosis(quiet.copy(samples = Seq(blocked), poolSizes = Map("default-dispatcher" -> 2),
-      requestsPerSecond = 19.5, meanLatencySeconds = 0.8))
-    (d.cap, d.predicted) shouldBe ("pool default-dispatcher", 20.0)
+  it should "suggest one thread per client and predict the clients' bound without the queue" in {
+    val v = Diagnosis(queueing)
+    v.fix.map(_.flags) shouldBe Some(Seq("--blocking-pool-size", "16"))
+    // Without the 12 queued requests (0.3 s at 40 req/s) a request takes its 0.1 s hold: 16 / 0.1 = 160 req/s.
+    v.next.map(_.perSecond).get shouldBe (160.0 +- 1.0)
   }
 
-  it should "name seed 001's blocking dispatcher on the Akka HTTP peer, sized from its thread samples (no /metrics)" in {
-    val akka = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-akka-http-pool200-jdk17.txt")))
-    val run = WrkParser.parse(Fixtures.text("wrk-akka-http-pool200-c400-jdk17.txt")).toOption.get
-    val sizes = bulkhead.lab.run.ScenarioRunner.poolSizesFromSamples(Seq(akka))
-    sizes.get("akka-http-peer-my-blocking-dispatcher") shouldBe Some(200)
-    val d = Diagnosis(quiet.copy(samples = Seq(akka), poolSizes = sizes, requestsPerSecond = run.requestsPerSecond,
-      meanLatencySeconds = run.latencyAvgMs / 1000, clients = run.connections))
-    (d.cap, d.predicted) shouldBe ("pool akka-http-peer-my-blocking-dispatcher", 2000.0)
+  it should "name errors first when most answers are not 2xx, quoting the service's log" in {
+    val failing = queueing.copy(load = queueing.load.copy(answers = queueing.load.answers.copy(
+      byClass = Map("2xx" -> 99, "5xx" -> 649289))), log = Seq(LogLine("WARN Exceeded configured max-open-requests value of [N]", 1200)))
+    val v = Diagnosis(failing)
+    v.name shouldBe "errors"
+    v.explanation should include("649,289 x 5xx")
+    v.explanation should include("max-open-requests")
+    v.measured shouldBe (9.9 +- 0.1)
   }
 
-  it should "name max-connections when more clients than it allows hold every connection (seed 003)" in {
-    val d = Diagnosis(quiet.copy(samples = Nil, clients = 1200, openConnections = Some(1024),
-      maxConnections = Some(1024), connectErrors = 185, requestsPerSecond = 46619.78, meanLatencySeconds = 0.02042))
-    d.cap shouldBe "max-connections"
-    d.explanation should include("1024 of 1200 clients served at once")
+  it should "never give a bound below what was measured" in {
+    // The pool's counter says 5 tasks/s while 40 req/s were answered: it is not what caps them.
+    val other = Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 400), meanMs = 400, pools = pool4,
+      metrics = Records.poolMetrics("blocking-pool", size = 4, active = 4, rate = 5))
+    val v = Diagnosis(other)
+    v.predicted should be >= 40.0 * 0.95
   }
 
-  it should "name the third party's latency when clients wait on it (seed 004, 20 clients)" in {
-    val d = Diagnosis(quiet.copy(samples = Nil, clients = 20, requestsPerSecond = 19.7, meanLatencySeconds = 1.017,
-      thirdPartySeconds = Some(1.0)))
-    (d.cap, d.predicted) shouldBe ("third party's latency", 20.0)
-  }
-
-  it should "name the CPU when no resource is saturated and the machine is busy (seed 002)" in {
-    val d = Diagnosis(quiet.copy(samples = Nil, clients = 100, requestsPerSecond = 41535.58,
-      meanLatencySeconds = 0.00388, machineBusy = 0.97))
-    d.cap shouldBe "CPU"
-  }
-
-  it should "count threads busy computing as the CPU, not as a pool that blocks (real dump under /hello load)" in {
+  it should "name the CPU when threads compute and the machine is busy, with the service's CPU per request" in {
     val hello = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-hello-cpu-jdk25.txt")))
-    val default = hello.find(_.pool.endsWith("default-dispatcher")).get
-    default.blocked shouldBe 0
-    val d = Diagnosis(quiet.copy(samples = Seq(hello), poolSizes = Map("default-dispatcher" -> default.threads),
-      clients = 100, requestsPerSecond = 49478.36, meanLatencySeconds = 0.002, machineBusy = 0.98))
-    d.cap shouldBe "CPU"
+    hello.find(_.pool.endsWith("default-dispatcher")).get.blocked shouldBe 0
+    val v = Diagnosis(Records.run(clients = 100, seconds = 10, answers = Map("2xx" -> 494783), meanMs = 2,
+      pools = hello, busyShare = 0.98, serviceCores = 1.2))
+    v.name shouldBe "cpu"
+    v.cpuMicrosPerRequest.get shouldBe (1.2 / 49478.3 * 1e6 +- 0.5)
+    v.predicted should be >= v.measured
   }
 
-  it should "fall back to the closed loop when nothing is saturated" in {
-    val d = Diagnosis(quiet.copy(samples = Nil, clients = 16, requestsPerSecond = 150, meanLatencySeconds = 0.105))
-    d.cap shouldBe "the clients (closed loop)"
-    d.predicted shouldBe (160.0 +- 0.01) // 16 clients / 0.1 s of work
-    Diagnosis(quiet.copy(samples = Nil, clients = 16, requestsPerSecond = 150, meanLatencySeconds = 0.105,
-      workSeconds = 0)).predicted shouldBe (16 / 0.105 +- 0.01)
+  it should "size a pool of a JVM without /metrics from its thread samples (Akka HTTP, seed 001's dispatcher)" in {
+    val akka = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-akka-http-pool200-jdk17.txt")))
+    val v = Diagnosis(Records.run(clients = 400, seconds = 10, answers = Map("2xx" -> 19000), meanMs = 210,
+      pools = akka, target = "akka-http"))
+    v.name shouldBe "pool akka-http-peer-my-blocking-dispatcher"
+    v.explanation should include("of 200 threads busy")
+    v.fix.map(_.flags) shouldBe Some(Nil)
+    v.fix.get.sentence should include(">= 400")
+  }
+
+  it should "name max-connections when every slot is held and more clients wait (seed 003)" in {
+    val full = (t: Int) => Some(MetricsReading(Nil, Map("2xx" -> 46619.0 * t), Some(1024), Some(1024), None, None,
+      None, None, Map.empty))
+    val v = Diagnosis(Records.run(clients = 1200, seconds = 10, answers = Map("2xx" -> 466197), meanMs = 20.4,
+      metrics = full))
+    v.name shouldBe "max-connections"
+    v.fix.map(_.flags) shouldBe Some(Seq("--max-connections", "1200"))
+  }
+
+  it should "name the third party when the clients wait on its measured latency (seed 004, 20 clients)" in {
+    val soap = (t: Int) => Some(MetricsReading(Nil, Map("2xx" -> 19.7 * t), Some(21), Some(16384), Some(20),
+      Some(19.7 * t), Some(19.7 * t * 1.0), Some(4096), Map.empty))
+    val v = Diagnosis(Records.run(clients = 20, seconds = 10, answers = Map("2xx" -> 197), meanMs = 1017,
+      metrics = soap))
+    v.name shouldBe "third-party"
+    v.predicted shouldBe (20.0 +- 0.01)
+  }
+
+  it should "fall back to the load generator's closed loop when nothing is saturated" in {
+    val v = Diagnosis(Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 1500), meanMs = 105))
+    v.name shouldBe "load-generator"
+    v.predicted shouldBe (16 / 0.105 +- 0.5)
+  }
+
+  private def recorded(name: String) = bulkhead.lab.record.RecordJson.read(java.nio.file.Path.of(
+    getClass.getResource(s"/fixtures/records/$name/result.json").toURI)).fold(e => fail(e), identity)
+
+  "Diagnosis of a recorded run" should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
+    val r = recorded("pool-4-queueing")
+    r.load.latency.meanMs should be > 300.0
+    val v = Diagnosis(r)
+    v.name shouldBe "pool blocking-pool"
+    v.ratio shouldBe (1.0 +- 0.1)
+    v.fix.map(_.flags) shouldBe Some(Seq("--blocking-pool-size", "16"))
+  }
+
+  it should "name the errors of a run whose SOAP host pool refused calls (real run, every answer 5xx)" in {
+    val r = recorded("errors-host-pool")
+    val v = Diagnosis(r)
+    v.name shouldBe "errors"
+    v.measured shouldBe 0.0
+    v.explanation should include("did not get 2xx")
   }

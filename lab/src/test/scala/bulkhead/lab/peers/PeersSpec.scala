@@ -16,7 +16,7 @@ class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-peers"))
   override def afterAll(): Unit = Children.stopAll()
 
-  Seq(Target.AkkaHttp, Target.Spray, Target.PekkoMinimal, Target.Nginx).foreach { target =>
+  Seq(Target.AkkaHttp, Target.Spray, Target.PekkoMinimal, Target.Jetty, Target.Tomcat, Target.Nginx).foreach { target =>
     s"The $target peer" should "answer /hello with OK" in {
       val peer = stack.peer(target, Nil)
       try Stack.get(peer.url("/hello")) shouldBe Right("OK")
@@ -38,15 +38,33 @@ class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     finally peer.child.stop()
   }
 
+  // The pool each framework runs requests on, as PoolNames labels it (Tomcat's carries its address and port).
+  Seq(Target.Jetty -> "qtp", Target.Tomcat -> "http-nio-127.0.0.1-auto-1-exec").foreach { (target, label) =>
+    s"The $target peer" should "grow its worker pool to --max-threads under load, as its thread dump shows" in {
+      val maxThreads = 6
+      // --blocking-pool-size is bulkhead's flag: the lab passes the peer only its own.
+      val peer = stack.peer(target, Seq("--max-threads", maxThreads.toString, "--min-threads", "2",
+        "--blocking-pool-size", "50"))
+      try
+        Stack.get(peer.url("/work/pool?ms=abc")) shouldBe Left(s"HTTP 400 from ${peer.url("/work/pool?ms=abc")}")
+        val calls = (1 to 3 * maxThreads).map(_ => scala.concurrent.Future(Stack.get(peer.url("/work/pool?ms=200")))(
+          scala.concurrent.ExecutionContext.global))
+        calls.foreach(f => scala.concurrent.Await.result(f, scala.concurrent.duration.Duration(20, "s")) shouldBe Right("OK"))
+        val pools = bulkhead.lab.sample.ThreadSampler.sample(peer.child.pid).fold(e => fail(e), identity)
+        bulkhead.lab.sample.PoolSize.infer(Seq(pools)).find(_.pool == label).get.size shouldBe maxThreads
+      finally peer.child.stop()
+    }
+  }
+
   "A scenario with two targets" should "run their attempts interleaved and compare them side by side" in {
     val scenario = Scenario.load(Path.of("scenarios/ci/hello-side-by-side.conf").toAbsolutePath).fold(e => fail(e), identity)
     val results = ScenarioRunner(Fixtures.launch, Files.createTempDirectory("lab-side"), println).runAll(scenario)
     val ok = results.map(_.fold(e => fail(e), identity))
-    ok.map(_.scenario.name) shouldBe Seq("hello-side-by-side@pekko-minimal", "hello-side-by-side@nginx")
+    ok.map(_.info.name) shouldBe Seq("hello-side-by-side@pekko-minimal", "hello-side-by-side@nginx")
     ok.foreach { r =>
       r.attempts should have size 2
       r.attempts.foreach(_ should be > 0.0)
-      r.figures.errors shouldBe 0
+      r.load.answers.failedShare() shouldBe 0.0
     }
     SideBySide.table(ok) should include("pekko-minimal / nginx")
   }

@@ -51,6 +51,11 @@ public final class PeerOptions {
 
   /** Writes the bound port to --port-file, when given: the lab waits for it. */
   public void announce(String program, int boundPort) {
+    announce(program, portFile, boundPort);
+  }
+
+  /** The same for a peer with flags of its own: prints the address and writes `portFile` unless it is empty. */
+  public static void announce(String program, String portFile, int boundPort) {
     System.out.println(program + " listening on http://127.0.0.1:" + boundPort + " (JDK "
         + Runtime.version() + ")");
     if (!portFile.isEmpty()) {
@@ -62,7 +67,8 @@ public final class PeerOptions {
     }
   }
 
-  private static int number(String program, String flag, String value, int min, int max) {
+  /** `value` as an int in min..max, or the start stops with a message naming `flag`. */
+  public static int number(String program, String flag, String value, int min, int max) {
     try {
       int n = Integer.parseInt(value);
       if (n < min || n > max) fail(program, flag + " must be " + min + ".." + max + ", was " + value);
@@ -73,7 +79,8 @@ public final class PeerOptions {
     }
   }
 
-  private static void fail(String program, String message) {
+  /** Stops the start: exit code 2 and the message, as for every bad flag. */
+  public static void fail(String program, String message) {
     System.err.println(program + ": " + message);
     System.exit(2);
   }

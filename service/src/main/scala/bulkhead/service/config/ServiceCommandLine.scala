@@ -4,10 +4,12 @@ import com.typesafe.config.{Config, ConfigFactory, ConfigValueFactory}
 import scopt.OParser
 
 import java.io.File
+import scala.jdk.CollectionConverters.*
 
 /** `./bulkhead serve` flags: each one overrides a key of reference.conf; `--set` overrides any key. */
 object ServiceCommandLine:
-  private final case class Options(overrides: Vector[(String, String)] = Vector.empty, file: Option[File] = None):
+  private final case class Options(overrides: Vector[(String, String)] = Vector.empty, file: Option[File] = None,
+      seedNodes: Vector[String] = Vector.empty):
     def set(key: String, value: Any): Options = copy(overrides = overrides :+ (key -> value.toString))
 
   private val builder = OParser.builder[Options]
@@ -49,6 +51,13 @@ object ServiceCommandLine:
       opt[Unit]("expose-metrics").text("serve /metrics on a non-loopback --host (bulkhead.service.metrics.expose)")
         .action((_, o) => o.set("bulkhead.service.metrics.expose", true)),
       key("redis-connections", "bulkhead.enrichment.redis.connections", "per-routee | shared"),
+      key("cluster-port", "bulkhead.cluster.port",
+        "join a Pekko Cluster: this node's Artery (remoting) port, 0 for any free one; default -1: a single node"),
+      key("cluster-host", "bulkhead.cluster.host", "the address other nodes reach this node at (default 127.0.0.1)"),
+      opt[String]("seed-node").unbounded().valueName("<host:port>")
+        .text("a cluster node to join through, repeatable; none: this node starts the cluster " +
+          "(bulkhead.cluster.seed-nodes)")
+        .action((v, o) => o.copy(seedNodes = o.seedNodes :+ v)),
       opt[File]("config").valueName("<file.conf>").text("a HOCON file whose keys override reference.conf")
         .validate(f => if f.isFile then success else failure(s"--config: no such file: $f"))
         .action((f, o) => o.copy(file = Some(f))),
@@ -77,7 +86,11 @@ object ServiceCommandLine:
               "can read it (/proc/PID/cmdline): put the password in a file (--redis-password-file FILE) or in the " +
               s"environment variable ${EnrichmentSettings.RedisPasswordVariable}, and give the URI without it")
           case None =>
-            val flags = o.overrides.foldLeft(ConfigFactory.empty()) { case (c, (k, v)) =>
+            val seeds =
+              if o.seedNodes.isEmpty then ConfigFactory.empty()
+              else ConfigFactory.empty().withValue("bulkhead.cluster.seed-nodes",
+                ConfigValueFactory.fromIterable(o.seedNodes.asJava, "command-line flag --seed-node"))
+            val flags = o.overrides.foldLeft(seeds) { case (c, (k, v)) =>
               c.withValue(k, ConfigValueFactory.fromAnyRef(v, "command-line flag"))
             }
             val file = o.file.map(ConfigFactory.parseFile).getOrElse(ConfigFactory.empty())

@@ -1,5 +1,6 @@
 package bulkhead.service.config
 
+import bulkhead.service.cluster.ClusterSettings
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.Config
 
@@ -48,12 +49,16 @@ final case class ServiceSettings(
     retryAfter: FiniteDuration,
     work: WorkSettings,
     pools: PoolSettings,
-    enrichment: EnrichmentSettings)
+    enrichment: EnrichmentSettings,
+    cluster: ClusterSettings = ClusterSettings.SingleNode)
 
 object ServiceSettings:
 
   /** Reads and validates; throws `ConfigException` naming the first bad key. */
-  def apply(config: Config, env: Map[String, String] = sys.env): ServiceSettings =
+  def apply(config: Config): ServiceSettings = read(config, sys.env)
+
+  /** As [[apply]], with the environment to read secrets from (the Redis password). */
+  def read(config: Config, env: Map[String, String]): ServiceSettings =
     val r = SettingsReader(config)
     val s = "bulkhead.service"
     val server = ServerSettings(
@@ -111,7 +116,8 @@ object ServiceSettings:
       retryAfter = work.retryAfter,
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config, env))
+      enrichment = EnrichmentSettings(config, env),
+      cluster = ClusterSettings(config))
 
   /** True when every address the host name resolves to is a loopback address. */
   def isLoopback(host: String): Boolean =

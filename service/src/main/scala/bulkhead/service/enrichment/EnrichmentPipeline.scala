@@ -4,7 +4,7 @@ import bulkhead.service.config.EnrichmentSettings
 import bulkhead.service.redis.ProfileStores
 import bulkhead.service.soap.SoapClient
 import org.apache.pekko.actor.typed.scaladsl.AskPattern.*
-import org.apache.pekko.actor.typed.scaladsl.{Behaviors, Routers}
+import org.apache.pekko.actor.typed.scaladsl.Behaviors
 import org.apache.pekko.actor.typed.{ActorRef, ActorSystem, SupervisorStrategy}
 import org.apache.pekko.util.Timeout
 
@@ -14,20 +14,22 @@ import scala.concurrent.{ExecutionContext, Future}
 
 /**
  * `GET /customers/{id}`: validates the id, sheds load above `max-in-flight`, and asks the router, whose routees call
- * the third party and Redis.
+ * the third party and Redis. `routing` places the routees: on this node, or on every node of a cluster.
  */
 final class EnrichmentPipeline(settings: EnrichmentSettings, soap: SoapClient, stores: ProfileStores,
-    onDegraded: () => Unit)(using system: ActorSystem[?]) extends CustomerLookup:
+    onDegraded: () => Unit, routing: CustomerRouting = CustomerRouting.Local)(using system: ActorSystem[?])
+    extends CustomerLookup:
   private given ExecutionContext = system.executionContext
   private val inFlightCount = AtomicInteger()
   private val nextRoutee = AtomicInteger()
+  // Also the bound on a lookup sent to a routee whose node died: it answers 504 when this runs out.
   private given Timeout = Timeout(settings.soap.requestTimeout + settings.redis.timeout + settings.retryAfter * 2)
 
   val router: ActorRef[CustomerRoutee.Command] =
     val routee = Behaviors.supervise(Behaviors.setup[CustomerRoutee.Command] { _ =>
       CustomerRoutee(soap, stores.forRoutee(nextRoutee.getAndIncrement()), onDegraded)
     }).onFailure[Exception](SupervisorStrategy.restart)
-    system.systemActorOf(Routers.pool(settings.routees)(routee).withRoundRobinRouting(), "customers")
+    routing.start(settings.routees, routee)
 
   /** Requests in the pipeline now. */
   def inFlight: Int = inFlightCount.get

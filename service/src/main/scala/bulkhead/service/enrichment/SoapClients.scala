@@ -2,7 +2,8 @@ package bulkhead.service.enrichment
 
 import bulkhead.service.config.{EnrichmentSettings, SoapMode}
 import bulkhead.service.dispatch.{Pools, WorkQueuePool}
-import bulkhead.service.soap.{BlockingSoapClient, GuardedSoapClient, NonBlockingSoapClient, SoapClient}
+import bulkhead.service.soap.{BlockingSoapClient, GuardedSoapClient, MeteredSoapClient, NonBlockingSoapClient, SoapClient}
+import io.micrometer.core.instrument.{Gauge, MeterRegistry}
 import org.apache.pekko.actor.typed.ActorSystem
 
 import java.util.concurrent.ThreadPoolExecutor
@@ -14,11 +15,15 @@ final case class SoapClients(client: GuardedSoapClient, workQueue: Option[Thread
     workQueue.foreach(_.shutdownNow())
 
 object SoapClients:
-  def apply(settings: EnrichmentSettings)(using system: ActorSystem[?]): SoapClients =
+  /** The client of the configured mode, metered into `registry` beneath the breaker (refused calls are not calls). */
+  def apply(settings: EnrichmentSettings, registry: MeterRegistry)(using system: ActorSystem[?]): SoapClients =
     val soap = settings.soap
     val retryAfterMillis = settings.retryAfter.toMillis
     val (client, queue): (SoapClient, Option[ThreadPoolExecutor]) = soap.mode match
-      case SoapMode.NonBlocking => (NonBlockingSoapClient(soap), None)
+      case SoapMode.NonBlocking =>
+        Gauge.builder("soap.client.connections.max", () => soap.maxConnections).baseUnit("connections")
+          .description("connections the SOAP client's host pool may open to the third party").register(registry)
+        (NonBlockingSoapClient(soap), None)
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
         (BlockingSoapClient(soap, pool, retryAfterMillis, system.classicSystem.scheduler), Some(pool))
@@ -27,4 +32,4 @@ object SoapClients:
           s"bulkhead.enrichment.soap.mode = virtual needs JDK 21+, this is JDK ${Runtime.version()}")
         val virtual = Pools.executionContext(system, Pools.Virtual)
         (BlockingSoapClient(soap, virtual, retryAfterMillis, system.classicSystem.scheduler), None)
-    SoapClients(GuardedSoapClient(client, soap.breaker, retryAfterMillis), queue)
+    SoapClients(GuardedSoapClient(MeteredSoapClient(client, registry), soap.breaker, retryAfterMillis), queue)

@@ -21,7 +21,12 @@ final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings,
     settings.resetTimeout)
     .onClose(state.set(0))
     .onHalfOpen(state.set(1))
-    .onOpen(state.set(2))
+    .onOpen {
+      state.set(2)
+      // Rare and decisive: every call is refused (503) from now until the reset timeout.
+      system.classicSystem.log.warning("SOAP circuit breaker opened after {} consecutive failures; calls refused for {}",
+        settings.maxFailures, settings.resetTimeout)
+    }
 
   private val isFailure: Try[Either[ThirdPartyFailure, ThirdPartyCustomer]] => Boolean =
     case Success(Left(_: ThirdPartyFailure.UnknownCustomer)) => false

@@ -21,6 +21,7 @@ final class NonBlockingSoapClient(settings: SoapSettings)(using system: ActorSys
   private val uri = Uri(settings.endpoint)
   private val contentType = ContentType.parse(SoapProtocol.ContentType).toOption.get
   private val soapAction = RawHeader("SOAPAction", SoapProtocol.SoapAction)
+  private val failures = FailureLog(classic.log)
 
   // Pekko's default pool (4 connections, 32 open requests) would cap 1 s calls at 4 req/s: size it from config.
   private val pool: ConnectionPoolSettings =
@@ -46,7 +47,10 @@ final class NonBlockingSoapClient(settings: SoapSettings)(using system: ActorSys
         }
       }
     val deadline = after(settings.requestTimeout)(Future.failed(TimeoutException()))(classic)
-    Future.firstCompletedOf(Seq(call, deadline)).recover(NonBlockingSoapClient.failure(settings))
+    Future.firstCompletedOf(Seq(call, deadline)).recover { case e if !e.isInstanceOf[TimeoutException] =>
+      failures.failed(e)
+      throw e
+    }.recover(NonBlockingSoapClient.failure(settings))
 
 object NonBlockingSoapClient:
   private[soap] def failure(settings: SoapSettings)

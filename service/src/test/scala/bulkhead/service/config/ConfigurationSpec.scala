@@ -62,14 +62,14 @@ class ConfigurationSpec extends AnyFlatSpec with Matchers:
     val file = java.nio.file.Files.createTempFile("redis-password", "")
     try
       java.nio.file.Files.writeString(file, "from-file-pw\n")
-      val fromFile = ServiceSettings(ServiceCommandLine.parse(Seq("--redis-password-file", file.toString)).toOption.get,
-        env = Map(EnrichmentSettings.RedisPasswordVariable -> "from-env-pw"))
+      val fromFile = ServiceSettings.read(
+        ServiceCommandLine.parse(Seq("--redis-password-file", file.toString)).toOption.get, env = Map(EnrichmentSettings.RedisPasswordVariable -> "from-env-pw"))
       fromFile.enrichment.redis.password.map(_.reveal) shouldBe Some("from-file-pw")
       fromFile.toString should not include "from-file-pw"
-      val fromEnv = ServiceSettings(TestService.config(Map.empty),
+      val fromEnv = ServiceSettings.read(TestService.config(Map.empty),
         env = Map(EnrichmentSettings.RedisPasswordVariable -> "from-env-pw"))
       fromEnv.enrichment.redis.password.map(_.reveal) shouldBe Some("from-env-pw")
-      ServiceSettings(TestService.config(Map.empty), env = Map.empty).enrichment.redis.password shouldBe None
+      ServiceSettings.read(TestService.config(Map.empty), env = Map.empty).enrichment.redis.password shouldBe None
       val missing = the[ConfigException] thrownBy ServiceSettings(
         TestService.config(Map("bulkhead.enrichment.redis.password-file" -> "/nonexistent/pw")))
       missing.getMessage should include("password-file")

@@ -1,0 +1,130 @@
+package bulkhead.lab.cli
+
+import bulkhead.lab.ThreadTable
+import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.load.{LoadFigures, Latencies, WrkDriver, Answers}
+import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord}
+import bulkhead.lab.run.Measurement
+import bulkhead.lab.sample.{MetricsReading, Sample, ServiceSampler}
+import bulkhead.lab.process.Stack
+import scopt.OParser
+
+import java.nio.file.{Files, Path}
+import java.time.Instant
+import scala.concurrent.duration.*
+
+/**
+ * `lab diagnose --pid PID --url URL`: the seeds' method (load the service, sample its threads, read them per pool)
+ * for any JVM, started by anyone: loads URL with wrk while sampling PID, then names the pool or resource that caps it.
+ * `--no-load` only observes the service under its own traffic.
+ */
+object DiagnoseCommand extends LabCommand:
+  val name = "diagnose"
+  val summary = "load any JVM's URL with wrk while sampling its threads; name what caps it (or --no-load: observe)"
+
+  final case class Options(pid: Long = -1, url: String = "", connections: Int = 50, threads: Int = 2,
+      duration: FiniteDuration = 20.seconds, every: FiniteDuration = 1.second, noLoad: Boolean = false,
+      rateMetric: Option[String] = None, out: Option[Path] = None)
+
+  private def seconds(v: String): Option[FiniteDuration] =
+    scala.util.Try(Duration(v.replaceAll("^(\\d+)$", "$1 s").replaceAll("(\\d)(ms|s|m)$", "$1 $2"))).toOption
+      .collect { case d: FiniteDuration if d > Duration.Zero && d <= 1.hour => d }
+
+  private val parser =
+    val b = OParser.builder[Options]
+    import b.*
+    OParser.sequence(
+      programName("bulkhead lab diagnose"),
+      head(summary),
+      opt[Long]("pid").required().valueName("<pid>").text("the JVM to sample (attach API, as jcmd)")
+        .validate(p => if p > 0 then success else failure(s"--pid must be a process id, was $p"))
+        .action((p, o) => o.copy(pid = p)),
+      opt[String]("url").valueName("<url>").text("what wrk loads (127.0.0.1 only); not with --no-load")
+        .validate(u => if u.startsWith("http://127.") || u.startsWith("http://localhost") then success
+          else failure(s"--url must be on loopback (http://127.0.0.1:...), was '$u'"))
+        .action((u, o) => o.copy(url = u)),
+      opt[Int]("connections").valueName("<n>").text("wrk connections (clients), default 50")
+        .validate(n => if n >= 1 && n <= 20000 then success else failure(s"--connections must be 1..20000, was $n"))
+        .action((n, o) => o.copy(connections = n)),
+      opt[Int]("threads").valueName("<n>").text("wrk threads, default 2")
+        .validate(n => if n >= 1 && n <= 64 then success else failure(s"--threads must be 1..64, was $n"))
+        .action((n, o) => o.copy(threads = n)),
+      opt[String]("duration").valueName("<20s>").text("how long to load (or observe), default 20s")
+        .validate(v => if seconds(v).isDefined then success else failure(s"--duration must be like 20s or 2m, was '$v'"))
+        .action((v, o) => o.copy(duration = seconds(v).get)),
+      opt[String]("every").valueName("<1s>").text("time between thread samples, default 1s")
+        .validate(v => if seconds(v).isDefined then success else failure(s"--every must be like 1s or 500ms, was '$v'"))
+        .action((v, o) => o.copy(every = seconds(v).get)),
+      opt[Unit]("no-load").text("observe under the service's own traffic; no wrk").action((_, o) => o.copy(noLoad = true)),
+      opt[String]("rate-metric").valueName("<url>#<counter>")
+        .text("with --no-load: a Prometheus counter of answered requests, e.g. http://127.0.0.1:9090/metrics#http_requests_total")
+        .validate(v => if v.contains('#') then success else failure(s"--rate-metric must be URL#counter, was '$v'"))
+        .action((v, o) => o.copy(rateMetric = Some(v))),
+      opt[String]("out").valueName("<dir>").text("where to write result.json (default docs/results/<date>-diagnose-<pid>)")
+        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      checkConfig(o =>
+        if !o.noLoad && o.url.isEmpty then failure("--url is required (or --no-load to observe without load)")
+        else if o.noLoad && o.url.nonEmpty then failure("--url and --no-load exclude each other")
+        else success),
+      help("help").text("print this help"))
+
+  def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
+    if !Files.isDirectory(Path.of(s"/proc/${o.pid}")) then
+      System.err.println(s"bulkhead lab diagnose: no process ${o.pid}")
+      2
+    else
+      val dir = o.out.getOrElse(Paths.results(s"diagnose-${o.pid}"))
+      run(o, dir, println) match
+        case Left(err) =>
+          System.err.println(s"bulkhead lab diagnose: $err")
+          1
+        case Right(record) =>
+          println(ThreadTable.render(record.samples.map(_.pools)))
+          println(Diagnosis(record).line(record.info.name))
+          println(s"result: ${dir.resolve(RecordJson.FileName)}")
+          0
+  }
+
+  /** Loads (or observes) and samples the process; the run, written as `result.json` into `dir`. */
+  def run(o: Options, dir: Path, say: String => Unit): Either[String, RunRecord] =
+    Files.createDirectories(dir)
+    val sampler = ServiceSampler(o.pid, None)
+    val started = Instant.now()
+    val measured =
+      if o.noLoad then Right(observe(o, sampler))
+      else
+        val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
+        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling pid ${o.pid} every ${o.every.toMillis} ms")
+        Measurement.run(driver, o.url, dir, sampler, o.every, say)
+    measured.flatMap {
+      case (_, samples) if samples.forall(_.pools.isEmpty) =>
+        Left(s"no thread dump of pid ${o.pid}: ${sampler.lastDumpError.getOrElse("is it a JVM of this user?")}")
+      case (figures, samples) =>
+        val info = RunInfo(s"pid-${o.pid}", s"pid ${o.pid}", s"pid ${o.pid}", o.url, figures.description,
+          figures.clients, Nil, None, None, None, None, "2xx", None, s"pid ${o.pid}",
+          sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors(),
+          started.toString)
+        val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil)
+        RecordJson.write(record, dir)
+        Right(record)
+    }
+
+  /** Samples for the duration without load; the answers are the counter's increase, when one is given. */
+  private def observe(o: Options, sampler: ServiceSampler): (LoadFigures, Seq[Sample]) =
+    def count(): Option[Double] = o.rateMetric.flatMap { spec =>
+      val (url, counter) = spec.splitAt(spec.lastIndexOf('#'))
+      Stack.get(url, 5.seconds).toOption.map(t => MetricsReading.lines(t).filter(_.name == counter.drop(1)).map(_.value).sum)
+    }
+    println(s"bulkhead lab diagnose: observing pid ${o.pid} for ${o.duration.toSeconds} s (no load)")
+    val c0 = count()
+    val start = System.nanoTime()
+    val samples = Iterator.continually {
+      val t = (System.nanoTime() - start) / 1e9
+      val s = sampler.sample(t)
+      Thread.sleep(o.every.toMillis)
+      s
+    }.takeWhile(_ => System.nanoTime() - start < o.duration.toNanos).toVector
+    val elapsed = (System.nanoTime() - start) / 1e9
+    val answered = (for a <- c0; b <- count() yield (b - a).toLong).getOrElse(0L)
+    (LoadFigures("observed", s"observed ${o.duration.toSeconds} s" + o.rateMetric.fold("")(m => s", rate from $m"), 0,
+      elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0), Latencies.Empty, Nil), samples)

@@ -1,0 +1,36 @@
+package bulkhead.lab.cli
+
+import bulkhead.lab.record.RecordJson
+import bulkhead.lab.report.{Environment, SuiteReport}
+import scopt.OParser
+
+import java.nio.file.{Files, Path}
+
+/** `lab report DIR`: the report of a run directory rendered again from its result.json files alone. */
+object ReportCommand extends LabCommand:
+  val name = "report"
+  val summary = "render a run's report again from its result.json files (diagnosis included)"
+
+  private val parser =
+    val b = OParser.builder[Option[Path]]
+    import b.*
+    OParser.sequence(programName("bulkhead lab report"), head(summary),
+      arg[String]("DIR").text("a directory written by lab run, demo, accuracy or diagnose")
+        .action((d, _) => Some(Path.of(d))),
+      help("help").text("print this help"))
+
+  def main(args: Seq[String]): Int = LabCommand.parse(parser, args, None) { dir =>
+    val d = dir.get
+    RecordJson.readAll(d) match
+      case Left(err) =>
+        System.err.println(s"bulkhead lab report: $err")
+        2
+      case Right(records) =>
+        val env = Environment.readFrom(d).getOrElse(Environment("not recorded", 0, 0, "?", records.head.info.jdk,
+          "?", "?", Nil))
+        val report = SuiteReport(s"bulkhead: ${d.getFileName}", s"./bulkhead lab report $d", env, records, Nil)
+        val file = report.write(d)
+        println(report.table)
+        println(s"\nreport: $file and ${d.resolve("report.html")}")
+        0
+  }

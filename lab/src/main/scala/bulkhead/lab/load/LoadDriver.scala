@@ -1,0 +1,30 @@
+package bulkhead.lab.load
+
+import bulkhead.lab.scenario.Load
+
+import java.nio.file.Path
+
+/**
+ * Drives load at one URL on loopback and reports [[LoadFigures]]: wrk's closed loop, the JMeter ramp, or the lab's
+ * own closed-loop users. Raw outputs go into `dir` beside the figures.
+ */
+trait LoadDriver:
+  /** Clients (connections, threads or users) at full load. */
+  def concurrency: Int
+  /** The measured phase's length. */
+  def measuredSeconds: Double
+  /** Seconds from the start of the run to the start of the measured phase (a ramp's ramp-up). */
+  def measuredFrom: Double = 0.0
+  /** The whole run's length, for progress. */
+  def totalSeconds: Double = measuredFrom + measuredSeconds
+  def describe(url: String): String
+  def run(url: String, dir: Path): Either[String, LoadFigures]
+
+object LoadDriver:
+  def of(load: Load): LoadDriver = load match
+    case w: Load.Wrk => WrkDriver(w.threads.min(w.connections), w.connections, w.duration, w.timeout)
+    case r: Load.Ramp => RampLoadDriver(r)
+
+  /** Refuses anything but loopback: load and fault tests never leave the machine. */
+  def requireLoopback(url: String): Unit =
+    require(url.startsWith("http://127.") || url.startsWith("http://localhost"), s"load targets loopback only: $url")

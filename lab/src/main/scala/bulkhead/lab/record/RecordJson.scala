@@ -1,0 +1,35 @@
+package bulkhead.lab.record
+
+import com.github.plokhotnyuk.jsoniter_scala.core.*
+import com.github.plokhotnyuk.jsoniter_scala.macros.{CodecMakerConfig, JsonCodecMaker}
+
+import java.nio.file.{Files, Path}
+import scala.jdk.CollectionConverters.*
+
+/** `result.json`: a [[RunRecord]] written and read back (jsoniter-scala). */
+object RecordJson:
+  val FileName = "result.json"
+
+  given JsonValueCodec[RunRecord] = JsonCodecMaker.make(CodecMakerConfig.withAllowRecursiveTypes(false))
+
+  def write(record: RunRecord, dir: Path): Path =
+    Files.createDirectories(dir)
+    val file = dir.resolve(FileName)
+    Files.write(file, writeToArray(record, WriterConfig.withIndentionStep(1)))
+    file
+
+  def read(file: Path): Either[String, RunRecord] =
+    try Right(readFromArray[RunRecord](Files.readAllBytes(file)))
+    catch
+      case e: JsonReaderException => Left(s"$file: not a bulkhead result: ${e.getMessage.linesIterator.next()}")
+      case e: java.io.IOException => Left(s"$file: ${e.getMessage}")
+
+  /** Every result under `dir` (a run's directory, one subdirectory per scenario), sorted by path. */
+  def readAll(dir: Path): Either[String, Seq[RunRecord]] =
+    if !Files.isDirectory(dir) then Left(s"no such directory: $dir")
+    else
+      val files = Files.walk(dir).iterator().asScala.filter(_.getFileName.toString == FileName).toSeq.sortBy(_.toString)
+      if files.isEmpty then Left(s"$dir holds no $FileName (written by ./bulkhead lab run)")
+      else
+        val read = files.map(this.read)
+        read.collectFirst { case Left(e) => e }.toLeft(read.collect { case Right(r) => r })

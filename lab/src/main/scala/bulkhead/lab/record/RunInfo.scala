@@ -1,0 +1,12 @@
+package bulkhead.lab.record
+
+import bulkhead.lab.scenario.SeedFigure
+
+/**
+ * What was run: the scenario (or the process a user pointed the lab at), the target, the load, and the machine. The
+ * work time a seed declared is kept to report beside the measured hold time; the diagnosis never reads it.
+ */
+final case class RunInfo(name: String, title: String, target: String, url: String, loadDescription: String,
+    clients: Int, serviceFlags: Seq[String], stubLatency: Option[String], redisCustomers: Option[Int],
+    seed: Option[SeedFigure], declaredWorkSeconds: Option[Double], expectedClass: String,
+    expectedResource: Option[String], source: String, jdk: String, cores: Int, startedAt: String)

@@ -1,0 +1,22 @@
+package bulkhead.lab.record
+
+import bulkhead.lab.load.LoadFigures
+import bulkhead.lab.sample.Sample
+
+/** A warning or error line of the service's log (numbers and addresses masked) and how often it came. */
+final case class LogLine(text: String, count: Int)
+
+/**
+ * Everything one run measured, as written to `result.json`: what ran, the load driver's figures, the samples of the
+ * served process, the attempts before the measured one, and the service log's warnings. The diagnosis and the report
+ * read only this.
+ *
+ * @param measuredFrom seconds after the load started at which the measured phase begins (a ramp's ramp-up)
+ */
+final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample], measuredFrom: Double,
+    measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine]):
+  def throughput: Double = load.throughput(info.expectedClass)
+  /** Samples of the measured phase (all of them if none falls in it). */
+  def measuredSamples: Seq[Sample] =
+    val in = samples.filter(s => s.second >= measuredFrom - 0.5 && s.second <= measuredTo + 0.5)
+    if in.nonEmpty then in else samples

@@ -1,0 +1,68 @@
+package bulkhead.lab.sample
+
+/** One pool's gauges in a scrape of bulkhead's /metrics. */
+final case class PoolGauge(label: String, active: Option[Double], max: Option[Double], completed: Option[Double],
+    queued: Option[Double])
+
+/**
+ * What the lab reads from a scrape of bulkhead's /metrics, typed: the pools, requests answered by status class, the
+ * server's connections, the SOAP client's calls and connections, and the request-latency histogram. Every metric name
+ * the lab depends on is here and nowhere else.
+ */
+final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
+    connectionsOpen: Option[Double], connectionsMax: Option[Double], soapInFlight: Option[Double],
+    soapCalls: Option[Double], soapSeconds: Option[Double], soapConnectionsMax: Option[Double],
+    latencyBuckets: Map[String, Double]):
+  def answered: Double = answeredByClass.values.sum
+  def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
+
+object MetricsReading:
+  object Names:
+    val PoolActive = "executor_active_threads"
+    val PoolMax = "executor_pool_max_threads"
+    val PoolCompleted = "executor_completed_tasks_total"
+    val PoolQueued = "executor_queued_tasks"
+    val Requests = "http_server_requests_seconds_count"
+    val RequestBuckets = "http_server_requests_seconds_bucket"
+    val ConnectionsOpen = "http_server_connections_open"
+    val ConnectionsMax = "http_server_connections_max"
+    val SoapInFlight = "soap_client_in_flight_calls"
+    val SoapCalls = "soap_client_calls_seconds_count"
+    val SoapSeconds = "soap_client_calls_seconds_sum"
+    val SoapConnectionsMax = "soap_client_connections_max"
+    val CircuitState = "soap_circuit_state"
+    val EnrichmentInFlight = "enrichment_in_flight"
+    val LoyaltyUnavailable = "enrichment_loyalty_unavailable_total"
+    val HeapUsed = "jvm_memory_used_bytes"
+
+  private val Sample = """^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\d+)?$""".r
+  private val Label = """([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"""".r
+
+  /** One sample line: name, labels, value. */
+  final case class Line(name: String, labels: Map[String, String], value: Double)
+
+  def lines(text: String): Seq[Line] =
+    text.linesIterator.filterNot(l => l.startsWith("#") || l.isBlank).flatMap {
+      case Sample(name, _, labels, value, _) =>
+        value.toDoubleOption.map(v => Line(name, Option(labels).toSeq.flatMap(l =>
+          Label.findAllMatchIn(l).map(m => m.group(1) -> m.group(2))).toMap, v))
+      case _ => None
+    }.toSeq
+
+  def parse(text: String): MetricsReading =
+    val all = lines(text)
+    def named(n: String) = all.filter(_.name == n)
+    def one(n: String) = named(n).headOption.map(_.value).filterNot(_.isNaN)
+    def sum(n: String) = Option(named(n)).filter(_.nonEmpty).map(_.map(_.value).filterNot(_.isNaN).sum)
+    def byPool(n: String) = named(n).flatMap(l => l.labels.get("name").map(_ -> l.value)).toMap
+    val (active, max, completed, queued) = (byPool(Names.PoolActive), byPool(Names.PoolMax),
+      byPool(Names.PoolCompleted), byPool(Names.PoolQueued))
+    def finite(m: Map[String, Double], k: String) = m.get(k).filterNot(v => v.isNaN || v.isInfinite)
+    val pools = (active.keySet ++ max.keySet).toSeq.sorted.map(l =>
+      PoolGauge(l, finite(active, l), finite(max, l), finite(completed, l), finite(queued, l)))
+    val answered = named(Names.Requests).flatMap(l => l.labels.get("status").flatMap(_.toIntOption)
+      .map(s => bulkhead.lab.load.Answers.classOf(s) -> l.value)).groupMapReduce(_._1)(_._2)(_ + _)
+    val buckets = named(Names.RequestBuckets).flatMap(l => l.labels.get("le").map(_ -> l.value))
+      .groupMapReduce(_._1)(_._2)(_ + _)
+    MetricsReading(pools, answered, one(Names.ConnectionsOpen), one(Names.ConnectionsMax), sum(Names.SoapInFlight),
+      sum(Names.SoapCalls), sum(Names.SoapSeconds), one(Names.SoapConnectionsMax), buckets)

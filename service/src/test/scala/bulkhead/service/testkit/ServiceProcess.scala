@@ -1,0 +1,57 @@
+package bulkhead.service.testkit
+
+import java.nio.file.{Files, Path}
+import java.util.concurrent.TimeUnit
+
+/** The real service in a JVM of its own (`bulkhead.service.Main` of this module's build), stopped or killed by PID. */
+final class ServiceProcess private (val name: String, process: Process, val log: Path, portFile: Path):
+  def pid: Long = process.pid()
+  def isAlive: Boolean = process.isAlive
+
+  /** The HTTP port, once the service wrote it to its port file (it is then ready). */
+  def port: Option[Int] =
+    if Files.exists(portFile) then Files.readString(portFile).trim.toIntOption else None
+
+  def url(path: String): String = s"http://127.0.0.1:${port.get}$path"
+
+  /** SIGKILL: the node dies without a word to the cluster. */
+  def kill(): Unit =
+    process.destroyForcibly()
+    process.waitFor(10, TimeUnit.SECONDS)
+
+  /** SIGTERM, then SIGKILL if it has not exited in 15 s. */
+  def stop(): Unit =
+    process.destroy()
+    if !process.waitFor(15, TimeUnit.SECONDS) then kill()
+
+  /** The end of its log, for a failure message. */
+  def logTail: String = if Files.exists(log) then Files.readString(log).takeRight(3000) else "(no log)"
+
+object ServiceProcess:
+  /** This module's classes and runtime dependencies, as the build wrote them (maven-dependency-plugin, compile). */
+  private def classpath: String =
+    val target = Path.of("target").toAbsolutePath
+    s"${target.resolve("classes")}:${Files.readString(target.resolve("runtime-classpath.txt")).trim}"
+
+  /** Starts `bulkhead.service.Main` with `args` (plus a free HTTP port and a port file); does not wait for it. */
+  def start(name: String, dir: Path, args: Seq[String]): ServiceProcess =
+    Files.createDirectories(dir)
+    val portFile = dir.resolve(s"$name.port")
+    val log = dir.resolve(s"$name.log")
+    Files.deleteIfExists(portFile)
+    val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
+    // A small heap and C1 only: several of these JVMs start at once on a small machine.
+    val command = Seq(java, "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-cp", classpath,
+      "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
+    val process = ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(log.toFile).start()
+    ServiceProcess(name, process, log, portFile)
+
+  /** Waits until the service has written its port (its HTTP server is bound), at most `seconds`. */
+  def awaitReady(service: ServiceProcess, seconds: Int = 60): Unit =
+    val deadline = System.nanoTime() + seconds * 1_000_000_000L
+    while service.port.isEmpty do
+      if !service.isAlive then throw IllegalStateException(s"${service.name} exited at start:\n${service.logTail}")
+      if System.nanoTime() > deadline then
+        service.kill()
+        throw IllegalStateException(s"${service.name} did not start in $seconds s:\n${service.logTail}")
+      Thread.sleep(50)
