@@ -114,8 +114,14 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
           case None => ok(SoapMessages.unknownCustomer(id))
       case Some(Fault.Trickle) =>
         val bytes = customer.map(SoapMessages.customer).getOrElse(SoapMessages.unknownCustomer(id))
+        // A byte every 100 ms while the fault lasts; once it is cleared, the rest at once: a third party that
+        // recovers sends what it was sending at its normal speed (as held answers are released, see HeldAnswers).
         HttpResponse(StatusCodes.OK, entity = HttpEntity.Chunked.fromData(xml,
-          Source(bytes.toIndexedSeq).map(b => ByteString(b)).throttle(1, 100.millis)))
+          Source(bytes.toIndexedSeq).map(b => ByteString(b)).mapAsync(1) { b =>
+            if state.faults.rates.getOrElse(Fault.Trickle, 0.0) > 0 then
+              org.apache.pekko.pattern.after(100.millis)(Future.successful(b))(system.classicSystem)
+            else Future.successful(b)
+          }))
       case _ =>
         customer match
           case Some(c) => ok(SoapMessages.customer(c))

@@ -86,6 +86,19 @@ class StubAdminSpec extends AnyFlatSpec with Matchers:
     }
   }
 
+  it should "send the rest of a trickled answer at once when the trickle fault is cleared" in {
+    withStub("latency" -> "fixed:1") { stub =>
+      Await.result(post(stub.port, "/admin/faults?value=trickle=1.0").asScala, 10.seconds).statusCode() shouldBe 200
+      val pending = soapCall(stub.port) // ~400 bytes at one every 100 ms: ~40 s while the fault lasts
+      Thread.sleep(500)
+      pending.isDone shouldBe false
+      Await.result(post(stub.port, "/admin/faults").asScala, 10.seconds).statusCode() shouldBe 200
+      val answer = pending.get(5, java.util.concurrent.TimeUnit.SECONDS)
+      answer.statusCode() shouldBe 200
+      answer.body() should include("GetCustomerResponse")
+    }
+  }
+
   it should "answer requests held by no-answer once the fault is cleared" in {
     withStub("latency" -> "fixed:50") { stub =>
       Await.result(post(stub.port, "/admin/faults?value=no-answer=1.0").asScala, 10.seconds).statusCode() shouldBe 200

@@ -13,7 +13,7 @@ import java.nio.file.{Files, Path}
  */
 object FaultsCommand extends LabCommand:
   val name = "faults"
-  val summary = s"the fault matrix under load and the overload ramp, on the service's shipped settings (short: ~6 min)"
+  val summary = s"the fault matrix under load and the overload ramp, on the service's shipped settings (short: ~7 min)"
 
   final case class Options(full: Boolean = false, only: Set[String] = Set.empty, out: Option[Path] = None,
       modes: Option[Seq[String]] = None)
@@ -32,7 +32,7 @@ object FaultsCommand extends LabCommand:
         .action((fs, o) => o.copy(only = fs.map(_.trim).filter(_.nonEmpty).toSet)),
       opt[Seq[String]]("soap-modes").valueName("a,b").text(s"every fault in each of these SOAP modes: " +
           s"${FaultSuiteSettings.Modes.mkString(", ")} (default: every fault non-blocking, " +
-          s"${FaultSuiteSettings.ThreadHolding.toSeq.sorted.mkString(" and ")} in the other two)")
+          s"${FaultSuiteSettings.ThreadHolding.toSeq.sorted.mkString(" and ")} blocking, trickle virtual)")
         .validate(ms => ms.map(_.trim).find(m => !FaultSuiteSettings.Modes.contains(m)) match
           case Some(bad) =>
             failure(s"unknown SOAP mode '$bad' in --soap-modes; modes: ${FaultSuiteSettings.Modes.mkString(", ")}")

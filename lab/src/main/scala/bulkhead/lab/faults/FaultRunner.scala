@@ -56,6 +56,7 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
       val ended = steady.stop() & target.stopAll()
       val endAt = now
       val rows = sampling.stop()
+      target.releaseAll()
       Thread.sleep(500)
       val after = gauges.resources()
       FaultRecord.of(fault.name, injectAt, clearAt, endAt, log.all, rows, before, after, ended)
@@ -96,8 +97,13 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
       val h = HeldConnections.open(name, count, service.port, holding, log)
       held.put(name, h)
       progress(s"  holding ${h.held} connections ($count opened)")
-    def releaseConnections(name: String): Unit = held.remove(name).foreach(_.close())
-    def releaseAll(): Unit = held.keys.toSeq.foreach(releaseConnections)
+    /** Closing thousands takes seconds (paced): it goes on beside the recovery; the run waits for it at its end. */
+    def releaseConnections(name: String): Unit = held.remove(name).foreach(h => closing :+= h.closeInBackground())
+    private var closing = Vector.empty[Thread]
+    def releaseAll(): Unit =
+      held.keys.toSeq.foreach(releaseConnections)
+      closing.foreach(_.join(60_000))
+      closing = Vector.empty
     def maxConnections: Int = FaultRunner.this.maxConnections
     def steadyUsers: Int = FaultRunner.this.steadyUsers
     def stopAll(): Boolean = extra.keys.toSeq.map(k => extra.remove(k).forall(_.stop())).forall(identity)

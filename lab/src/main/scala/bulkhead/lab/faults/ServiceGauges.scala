@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.process.Stack
+import bulkhead.lab.process.{Children, Stack}
 import bulkhead.lab.sample.{Attach, MetricsScrape, PoolNames, ProcessThreads, ThreadSampler}
 
 import java.util.concurrent.ConcurrentHashMap
@@ -40,9 +40,12 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
    * pool that grew. A dump or a heap reading that fails is recorded as such (-1, NaN), and fails the checks.
    */
   def resources(): Resources =
-    Attach.jcmd(pid, "GC.run")
+    // Without the full GC the heap figure is allocation noise, not what is retained: no reading then.
+    val collected = Attach.jcmd(pid, "GC.run")
+      .orElse(Children.runToCompletion(Seq(ThreadSampler.jcmd, pid.toString, "GC.run"), 30.seconds)).isRight
     Thread.sleep(200)
-    val heap = Stack.get(metricsUrl, 5.seconds).toOption.map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
+    val heap = Stack.get(metricsUrl, 5.seconds).toOption.filter(_ => collected)
+      .map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
     ThreadSampler.sample(pid).orElse(ThreadSampler.sample(pid)) match
       case Right(pools) if pools.nonEmpty =>
         Resources(pools.map(_.threads).sum, heap.getOrElse(Double.NaN), pools.map(p => p.pool -> p.threads).toMap)

@@ -105,7 +105,7 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
 
   it should "fail the heap checks on memory retained by every fault, though each run kept its own level" in {
     val base = reset.before.heapMb
-    val retained = 8.0 // MB per fault: under a run's own 1.2x + 16 MB from its start, not from the suite's
+    val retained = 8.0 // MB per fault: within a run's slack from its own start, not from the suite's
     val runs = suite(12)((i, r) => r.copy(before = r.before.copy(heapMb = base + retained * (i - 1)),
       after = r.after.copy(heapMb = base + retained * i)))
     runs.foreach(r => (r.after.heapMb <= r.before.heapMb * FaultVerdict.HeapFactor + FaultVerdict.HeapSlackMb)

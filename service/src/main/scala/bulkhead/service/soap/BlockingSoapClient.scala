@@ -74,7 +74,8 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
       Using.resource(response.body()) { in =>
         deadline.guard(in)
         val body = in.readNBytes(settings.maxResponseBytes + 1)
-        SoapProtocol.readHttpAnswer(id, response.statusCode(), body, xml)
+        // A body cut short by the deadline is a timeout, not an unreadable answer.
+        if deadline.expired then timeout else SoapProtocol.readHttpAnswer(id, response.statusCode(), body, xml)
       }
     catch
       case _: HttpTimeoutException => timeout
