@@ -45,6 +45,8 @@ object ServiceApp:
     soap.workQueue.foreach(q => metrics.bindWorkQueue(name, Pools.SoapWorkQueue, q))
     Gauge.builder("soap.circuit.state", soap.client.state, _.get.toDouble)
       .description("0 closed, 1 half-open, 2 open").register(metrics.registry)
+    io.micrometer.core.instrument.FunctionCounter.builder("soap.circuit.opened", soap.client.openings, _.get.toDouble)
+      .description("times the circuit breaker opened").register(metrics.registry)
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
     Gauge.builder("redis.connections.open", stores, _.openConnections.toDouble).register(metrics.registry)
     val degraded = metrics.registry.counter("enrichment.loyalty.unavailable")

@@ -17,7 +17,7 @@ final case class Resources(platformThreads: Int, heapMb: Double, pools: Map[Stri
 /** One second of a fault run: answers by outcome (by the second they ended in) and the service's gauges. */
 final case class SecondRow(second: Int, outcomes: Map[String, Int], okP50Ms: Double, okP99Ms: Double,
     breaker: Option[Double], threads: Option[Int], heapMb: Option[Double], connections: Option[Double],
-    inFlight: Option[Double], degraded: Option[Double]):
+    inFlight: Option[Double], degraded: Option[Double], breakerOpenings: Option[Double] = None):
   def ok: Int = outcomes.collect { case (k, n) if k.startsWith("2") => n }.sum
 
 /**
@@ -43,7 +43,8 @@ final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, e
       val outs = r.outcomes.toSeq.sorted.map((k, v) => s""""$k":$v""").mkString("{", ",", "}")
       s"""{"second":${r.second},"outcomes":$outs,"okP50Ms":${num(r.okP50Ms)},"okP99Ms":${num(r.okP99Ms)},""" +
         s""""breaker":${opt(r.breaker)},"threads":${opt(r.threads.map(_.toDouble))},"heapMb":${opt(r.heapMb)},""" +
-        s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)}}"""
+        s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)},""" +
+        s""""breakerOpenings":${opt(r.breakerOpenings)}}"""
     }.mkString("[\n", ",\n", "\n]")
     s"""{"fault":"$fault","injectAt":$injectAt,"clearAt":$clearAt,"endAt":$endAt,
        |"before":${resources(before)},
@@ -69,7 +70,7 @@ object FaultRecord:
       val g = gauges.get(s)
       SecondRow(s, entries.groupMapReduce(_.outcome)(_ => 1)(_ + _), pct(0.5), pct(0.99), g.flatMap(_.breaker),
         g.flatMap(_.threads), g.flatMap(_.heapMb), g.flatMap(_.connections), g.flatMap(_.inFlight),
-        g.flatMap(_.degraded))
+        g.flatMap(_.degraded), g.flatMap(_.breakerOpenings))
     }
     val tenths = Array.fill(lastSecond * 10 + 1)(0)
     log.filter(_.outcome.startsWith("2")).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
@@ -93,7 +94,7 @@ object FaultRecord:
       SecondRow(r.getInt("second"), outs.root().keySet().asScala.map(k => k -> outs.getInt(s"\"$k\"")).toMap,
         optD(r, "okP50Ms").getOrElse(Double.NaN), optD(r, "okP99Ms").getOrElse(Double.NaN), optD(r, "breaker"),
         optD(r, "threads").map(_.toInt), optD(r, "heapMb"), optD(r, "connections"), optD(r, "inFlight"),
-        optD(r, "degraded"))
+        optD(r, "degraded"), if r.hasPath("breakerOpenings") then optD(r, "breakerOpenings") else None)
     }
     FaultRecord(c.getString("fault"), c.getDouble("injectAt"), c.getDouble("clearAt"), c.getDouble("endAt"), totals,
       rows, c.getIntList("okPerTenth").asScala.map(_.toInt).toSeq, res("before"), res("after"),

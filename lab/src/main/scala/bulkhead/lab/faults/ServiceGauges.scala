@@ -22,7 +22,7 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
         def g(name: String) = scrape.flatMap(_.get(name))
         rows.put(second, SecondRow(second, Map.empty, Double.NaN, Double.NaN, g("soap_circuit_state"), threads,
           scrape.map(ServiceGauges.heapMb), g("http_server_connections_open"), g("enrichment_in_flight"),
-          g("enrichment_loyalty_unavailable_total")))
+          g("enrichment_loyalty_unavailable_total"), g("soap_circuit_opened_total")))
         val next = t0Nanos + (second + 1) * 1_000_000_000L
         val wait = (next - System.nanoTime()) / 1_000_000L
         if wait > 0 then Thread.sleep(wait)

@@ -33,6 +33,22 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
     FaultRecord.read(file).toJson shouldBe reset.toJson // NaN latencies: compare the text, not the case classes
   }
 
+  it should "see the breaker open by the service's count of openings when no sample caught the open state" in {
+    val unseen = reset.seconds.map(s => s.copy(breaker = Some(0.0),
+      breakerOpenings = Some(if s.second > reset.injectAt.toInt then 1.0 else 0.0)))
+    failed(reset.copy(seconds = unseen), resetExpect) shouldBe empty
+    val never = reset.seconds.map(_.copy(breaker = Some(0.0), breakerOpenings = Some(0.0)))
+    failed(reset.copy(seconds = never), resetExpect) shouldBe Seq("circuit breaker opens, then closes")
+  }
+
+  it should "fail a fault that must leave the breaker closed when the count of openings rose" in {
+    val quiet = redis.seconds.map(s => s.copy(breakerOpenings = Some(3.0)))
+    failed(redis.copy(seconds = quiet), redisExpect) shouldBe empty
+    val opened = redis.seconds.map(s => s.copy(breakerOpenings = Some(if s.second > redis.clearAt.toInt then 4.0
+      else 3.0)))
+    failed(redis.copy(seconds = opened), redisExpect) shouldBe Seq("circuit breaker stays closed")
+  }
+
   it should "fail when a status outside the design appears" in {
     val edited = reset.copy(totals = reset.totals + (("steady", "500") -> 1))
     failed(edited, resetExpect) shouldBe Seq("designed statuses only")

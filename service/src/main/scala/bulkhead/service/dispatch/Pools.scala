@@ -25,6 +25,11 @@ object Pools:
    * service moved with the third party's load.
    */
   val SoapHttpClient: PoolName = PoolName("bulkhead.soap.http-client")
+  /**
+   * Pekko's own pool for blocking IO: here the DNS resolution of new connections to the third party. Sized in
+   * reference.conf (2 threads, kept) so that the service's thread count does not move with connection churn.
+   */
+  val PekkoBlockingIo: PoolName = PoolName("pekko.actor.default-blocking-io-dispatcher")
   /** The timer thread that completes `/work/async` (see [[TimerPool]]). */
   val Timer: PoolName = PoolName("bulkhead.dispatch.timer")
 

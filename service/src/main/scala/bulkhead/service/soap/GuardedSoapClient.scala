@@ -16,6 +16,11 @@ final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings,
 
   /** 0 closed, 1 half-open, 2 open: published in /metrics. */
   val state: AtomicInteger = AtomicInteger(0)
+  /**
+   * Times the breaker opened, published in /metrics: with a 1 s reset-timeout the open state can begin and end
+   * between two scrapes of `state`, the count cannot be missed.
+   */
+  val openings: java.util.concurrent.atomic.AtomicLong = java.util.concurrent.atomic.AtomicLong()
 
   private val breaker = CircuitBreaker(system.classicSystem.scheduler, settings.maxFailures, settings.callTimeout,
     settings.resetTimeout)
@@ -23,6 +28,7 @@ final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings,
     .onHalfOpen(state.set(1))
     .onOpen {
       state.set(2)
+      openings.incrementAndGet()
       // Rare and decisive: every call is refused (503) from now until the reset timeout.
       system.classicSystem.log.warning("SOAP circuit breaker opened after {} consecutive failures; calls refused for {}",
         settings.maxFailures, settings.resetTimeout)

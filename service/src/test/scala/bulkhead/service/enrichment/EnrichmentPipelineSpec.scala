@@ -98,6 +98,7 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
       open.status shouldBe 503
       open.headers.get("retry-after") shouldBe Some("1")
       metric(get(url(s, "/metrics")).body, "soap_circuit_state") shouldBe Some(2.0)
+      metric(get(url(s, "/metrics")).body, "soap_circuit_opened_total") shouldBe Some(1.0)
       faults(stub, "")
       eventually(tries = 100, pauseMs = 100)(get(url(s, "/customers/5")).status == 200) shouldBe true
       metric(get(url(s, "/metrics")).body, "soap_circuit_state") shouldBe Some(0.0)
@@ -175,6 +176,17 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
       // The calls whose deadline passed while they waited never reached the third party.
       eventually()(stub.metrics.inFlight == 0) shouldBe true
       (stub.metrics.answered - before) should be <= 3L
+    }
+
+  it should "keep Pekko's blocking-IO pool (DNS of new connections to the third party) at its fixed size" in
+    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+      // Each reset answer closes its connection: every call opens, and resolves, a new one.
+      faults(stub, "reset=1")
+      (1 to 40).map(i => getAsync(url(s, s"/customers/$i"))).foreach(_.get().status shouldBe 502)
+      faults(stub, "")
+      val blockingIo = Thread.getAllStackTraces.keySet.toArray.map(_.asInstanceOf[Thread].getName)
+        .filter(n => n.startsWith(s.system.name + "-") && n.contains("default-blocking-io-dispatcher"))
+      blockingIo.length should (be >= 1 and be <= 2)
     }
 
   it should "shed requests above max-in-flight with 503 and Retry-After at once" in
