@@ -1,5 +1,6 @@
 package bulkhead.lab
 
+import bulkhead.lab.bench.BenchSuite
 import bulkhead.lab.cli.*
 import bulkhead.lab.process.Children
 
@@ -14,7 +15,7 @@ object LabMain:
        |
        |${Commands.map(c => s"  ${c.name.padTo(width, ' ')}  ${c.summary}").mkString("\n")}
        |
-       |bench suites: ${Bench.Suites.mkString(", ")}""".stripMargin
+       |bench suites: ${BenchSuite.All.map(_.name).mkString(", ")}""".stripMargin
 
   def main(args: Array[String]): Unit =
     val code = args.toList match

@@ -1,15 +1,16 @@
 package bulkhead.service
 
-import bulkhead.service.cluster.{ClusterRouting, ClusterSettings}
-import bulkhead.service.config.{MetricsListener, ServiceSettings}
-import bulkhead.service.dispatch.{ExecutorRegistry, Pools, TimerPool}
-import bulkhead.service.enrichment.{EnrichmentPipeline, SoapClients}
+import bulkhead.service.cluster.ClusterRouting
+import bulkhead.service.config.{ClusterSettings, MetricsListener, ServiceSettings}
+import bulkhead.service.dispatch.{PoolProbe, Pools, TimerPool}
+import bulkhead.service.enrichment.EnrichmentPipeline
 import bulkhead.service.http.{HttpServer, Listeners, Routes}
 import bulkhead.service.metrics.ServiceMetrics
 import bulkhead.service.redis.LettuceProfileStores
+import bulkhead.service.soap.SoapClients
 import bulkhead.service.work.WorkRunner
 import com.typesafe.config.Config
-import io.micrometer.core.instrument.Gauge
+import io.micrometer.core.instrument.config.MeterFilter
 import org.apache.pekko.Done
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.actor.typed.scaladsl.Behaviors
@@ -39,29 +40,25 @@ object ServiceApp:
     given ExecutionContext = system.executionContext
     val ready = AtomicBoolean(false)
     val metrics = ServiceMetrics()
+    // Per-request meters off: Micrometer hands out no-op meters for them (registered lazily, after this filter).
+    if !settings.requestMeters then
+      metrics.registry.config().meterFilter(MeterFilter.deny(_.getName == "http.server.requests"))
     warmAndMeter(system, metrics)
 
     val soap = SoapClients(settings.enrichment, metrics.registry)
-    soap.workQueue.foreach(q => metrics.bindWorkQueue(name, Pools.SoapWorkQueue, q))
-    Gauge.builder("soap.circuit.state", soap.client.state, _.get.toDouble)
-      .description("0 closed, 1 half-open, 2 open").register(metrics.registry)
-    io.micrometer.core.instrument.FunctionCounter.builder("soap.circuit.opened", soap.client.openings, _.get.toDouble)
-      .description("times the circuit breaker opened").register(metrics.registry)
+    soap.workQueue.foreach(q => metrics.bindPool(PoolProbe.adopt(name, Pools.SoapWorkQueue, q)))
+    metrics.bindBreaker(soap.client)
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
-    Gauge.builder("redis.connections.open", stores, _.openConnections.toDouble).register(metrics.registry)
-    val degraded = metrics.registry.counter("enrichment.loyalty.unavailable")
+    metrics.bindProfileStores(stores)
     val routing = ClusterRouting.of(settings.cluster, metrics.registry)
-    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores, () => degraded.increment(), routing)
-    Gauge.builder("enrichment.in.flight", pipeline, _.inFlight.toDouble).register(metrics.registry)
-    Gauge.builder("enrichment.routees", () => settings.enrichment.routees).register(metrics.registry)
-    Gauge.builder("http.server.connections.max", () => settings.server.maxConnections).register(metrics.registry)
+    val pipeline = EnrichmentPipeline(settings.enrichment, soap.client, stores,
+      () => metrics.loyaltyUnavailable.increment(), routing)
+    metrics.bindEnrichment(() => pipeline.inFlight, settings.enrichment.routees)
+    metrics.bindMaxConnections(settings.server.maxConnections)
 
     val timer = TimerPool(Pools.Timer)
     val work = WorkRunner(system, timer, settings.work)
-    bulkhead.service.work.WorkMode.values.foreach(mode =>
-      Gauge.builder("work.in.flight", work, _.inFlight(mode).toDouble).tag("mode", mode.key)
-        .description("requests of /work/{mode} running or waiting for a thread or timer")
-      .register(metrics.registry))
+    bulkhead.service.work.WorkMode.values.foreach(mode => metrics.bindWorkInFlight(mode.key, () => work.inFlight(mode)))
     val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log,
       serveMetrics = settings.metrics == MetricsListener.OnServiceListener)
 
@@ -76,7 +73,8 @@ object ServiceApp:
         Http()(system.classicSystem).newServerAt(host, port).bind(routes.metricsListenerRoute).map(Some(_))
 
     val bound = metricsBound.flatMap(m =>
-      HttpServer.bind(settings, routes.route, routes.fastPath, metrics.connections).map(_ -> m))
+      HttpServer.bind(settings, routes.route, if settings.server.fastPath then routes.fastPath else PartialFunction.empty,
+        metrics.connections).map(_ -> m))
     bound.map { case (binding, metricsBinding) =>
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))
@@ -95,7 +93,7 @@ object ServiceApp:
                 system.whenTerminated
               }
               .map { _ =>
-                ExecutorRegistry.forget(name)
+                PoolProbe.forget(name)
                 Done
               })
         stopped.get
@@ -104,7 +102,7 @@ object ServiceApp:
       release()
       system.terminate()
       Await.ready(system.whenTerminated, 10.seconds)
-      ExecutorRegistry.forget(name)
+      PoolProbe.forget(name)
       throw e
     }
 
@@ -113,4 +111,4 @@ object ServiceApp:
     val pools = Pools.dispatchers.filter(p => p != Pools.Virtual || Pools.virtualThreadsAvailable)
     val warmed = pools.map(p => Future(())(Pools.executionContext(system, p)))
     Await.ready(Future.sequence(warmed)(implicitly, system.executionContext), 10.seconds)
-    pools.foreach(p => metrics.bindPool(system.name, p))
+    pools.foreach(p => metrics.bindPool(PoolProbe(system.name, p)))

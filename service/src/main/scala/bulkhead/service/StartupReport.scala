@@ -1,8 +1,8 @@
 package bulkhead.service
 
-import bulkhead.service.cluster.ClusterSettings
-import bulkhead.service.config.{MetricsListener, ServiceSettings}
+import bulkhead.service.config.{ClusterSettings, MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.Pools
+import bulkhead.service.http.HttpServer
 
 import java.lang.management.ManagementFactory
 
@@ -23,7 +23,7 @@ object StartupReport:
       s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
       s"max-connections=${settings.server.maxConnections} (+${settings.server.refusedConnections} answered 503), " +
       s"request-head-timeout=${settings.server.requestHeadTimeout}, backlog=${settings.server.backlog}, " +
-      s"listeners=${if bulkhead.service.http.ReusePort.supported then settings.server.listeners else 1}; " +
+      s"listeners=${HttpServer.listenersFor(settings.server.listeners)}; " +
       s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, " +
       s"redis ${e.redis.connections.key}; ${cluster(settings.cluster)}"
 

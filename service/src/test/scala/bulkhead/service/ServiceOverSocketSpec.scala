@@ -12,7 +12,9 @@ import scala.concurrent.duration.*
 class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   "The service" should "answer /hello and /health over a real socket" in withService() { s =>
-    get(url(s, "/hello")) shouldBe Reply(200, "OK", get(url(s, "/hello")).headers)
+    val hello = get(url(s, "/hello"))
+    (hello.status, hello.body) shouldBe (200, "OK")
+    hello.headers.get("content-type") shouldBe Some("text/plain; charset=UTF-8")
     get(url(s, "/health")).status shouldBe 200
   }
 
@@ -54,7 +56,7 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
     blocked.foreach(_.get().status shouldBe 200)
   }
 
-  it should "starve /hello when /work/default blocks every default-dispatcher thread (the seeds' anti-pattern)" in
+  it should "starve /hello when /work/default blocks every default-dispatcher thread (the anti-pattern, on purpose)" in
     withService(
       "bulkhead.service.work.allow-default-dispatcher" -> true,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
@@ -109,14 +111,11 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   it should "stay within its queue bound and answer at once after 5,000 connections sent 60 s of pool work and left" in
     withService() { s =>
-      val queue = bulkhead.service.dispatch.ExecutorRegistry.lookup(s.system.name, "bulkhead.dispatch.blocking-pool")
-        .collect { case t: java.util.concurrent.ThreadPoolExecutor => t.getQueue }
-        .getOrElse(fail("the blocking pool is not a thread-pool executor"))
-      val bound = queue.size + queue.remainingCapacity
-      bound should be < Int.MaxValue // bounded at all
+      val probe = bulkhead.service.dispatch.PoolProbe(s.system.name, bulkhead.service.dispatch.Pools.Blocking)
+      val bound = config(Map.empty).getInt("bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size")
       @volatile var flooding = true
-      var deepest = 0
-      val watcher = Thread(() => while flooding do { deepest = deepest.max(queue.size); Thread.sleep(5) })
+      var deepest = 0.0
+      val watcher = Thread(() => while flooding do { deepest = deepest.max(probe.queuedTasks.getOrElse(0.0)); Thread.sleep(5) })
       watcher.start()
       val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
       val request = "GET /work/pool?ms=60000 HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes("ISO-8859-1")
@@ -132,13 +131,33 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
         pool.shutdownNow()
         flooding = false
         watcher.join()
-      deepest should be <= bound
+      deepest should be <= bound.toDouble
       val inFlight = """work_in_flight{mode="pool"}"""
       eventually()(metric(get(url(s, "/metrics")).body, inFlight).contains(0.0)) shouldBe true
       val start = System.nanoTime()
       get(url(s, "/work/pool?ms=1"), timeoutSeconds = 2).status shouldBe 200
       (System.nanoTime() - start).nanos should be < 2.seconds
     }
+
+  it should "answer /hello and /work through the routing tree, timed by route, when the fast path is off" in withService(
+      "bulkhead.service.server.fast-path" -> false) { s =>
+    get(url(s, "/hello")).body shouldBe "OK"
+    get(url(s, "/hello")).body shouldBe "OK"
+    val text = get(url(s, "/metrics")).body
+    metric(text, """http_server_requests_seconds_count{route="hello",status="200"}""") shouldBe Some(2.0)
+    get(url(s, "/work/async?ms=1")).status shouldBe 200
+    get(url(s, "/work/turbo")).status shouldBe 400
+  }
+
+  it should "record no per-request meter when they are off, and still answer every route" in withService(
+      "bulkhead.service.metrics.per-request" -> false) { s =>
+    get(url(s, "/hello")).body shouldBe "OK"
+    get(url(s, "/work/async?ms=1")).status shouldBe 200
+    get(url(s, "/work/nope")).status shouldBe 400
+    val text = get(url(s, "/metrics")).body
+    text should not include "http_server_requests"
+    text should include("http_server_connections_open")
+  }
 
   /** Listening sockets on the port, from /proc/net/tcp and tcp6 (state 0A). */
   private def listening(port: Int): Int =

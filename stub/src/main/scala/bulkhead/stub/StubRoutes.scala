@@ -29,21 +29,9 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
   /** Paths that change or reveal the stub's behaviour: on a loopback listener unless configured otherwise. */
   val adminRoute: Route = concat(
     path("admin" / "state")(get(complete(json(state.describe)))),
-    path("admin" / "latency")(post(parameter("value") { v =>
-      Latency.parse(v) match
-        case Right(l) =>
-          state.setLatency(l)
-          releaseHeld()
-          complete(json(state.describe))
-        case Left(err) => complete(StatusCodes.BadRequest, json(s"""{"error":"Bad Request","detail":"$err"}"""))
-    })),
+    path("admin" / "latency")(post(parameter("value")(v => change(Latency.parse(v))(state.setLatency)))),
     path("admin" / "faults")(post(parameter("value".optional) { v =>
-      FaultPlan.parse(v.toSeq.flatMap(_.split(',').toSeq)) match
-        case Right(p) =>
-          state.setFaults(p)
-          releaseHeld()
-          complete(json(state.describe))
-        case Left(err) => complete(StatusCodes.BadRequest, json(s"""{"error":"Bad Request","detail":"$err"}"""))
+      change(FaultPlan.parse(v.toSeq.flatMap(_.split(',').toSeq)))(state.setFaults)
     })),
     path("metrics")(get(complete(HttpEntity(ContentTypes.`text/plain(UTF-8)`, metrics.registry.scrape())))))
 
@@ -51,6 +39,14 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
   val route: Route = concat(publicRoute, adminRoute)
 
   private val held = HeldAnswers(system.classicSystem.scheduler)
+
+  /** Applies a parsed change of behaviour and releases what the new state would already have answered; 400 if bad. */
+  private def change[A](parsed: Either[String, A])(set: A => Unit): Route = parsed match
+    case Right(value) =>
+      set(value)
+      releaseHeld()
+      complete(json(state.describe))
+    case Left(err) => complete(StatusCodes.BadRequest, json(s"""{"error":"Bad Request","detail":"$err"}"""))
 
   private def releaseHeld(): Unit = held.release(state.latency, state.faults.rates.getOrElse(Fault.NoAnswer, 0.0) > 0)
 

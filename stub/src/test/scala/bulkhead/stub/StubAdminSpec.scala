@@ -63,6 +63,16 @@ class StubAdminSpec extends AnyFlatSpec with Matchers:
     StubSettings(config("host" -> "0.0.0.0", "admin-port" -> 0)).admin shouldBe AdminListener.Separate("127.0.0.1", 0)
   }
 
+  /** A SOAP call the stub holds: still unanswered half a second after it was sent. */
+  private def heldCall(stub: RunningStub) =
+    val pending = soapCall(stub.port)
+    Thread.sleep(500)
+    pending.isDone shouldBe false
+    pending
+
+  private def admin(stub: RunningStub, pathAndQuery: String): Int =
+    Await.result(post(stub.port, pathAndQuery).asScala, 10.seconds).statusCode()
+
   "The X-Stub-Fault header" should "be ignored unless the stub allows it" in {
     val asked = Seq("Content-Type" -> "text/xml; charset=utf-8",
       "SOAPAction" -> s"\"${SoapMessages.GetCustomerAction}\"", "X-Stub-Fault" -> "server-error")
@@ -76,10 +86,8 @@ class StubAdminSpec extends AnyFlatSpec with Matchers:
 
   "Held answers" should "be released when the latency drops below what they already waited" in {
     withStub("latency" -> "fixed:20000") { stub =>
-      val pending = soapCall(stub.port)
-      Thread.sleep(500)
-      pending.isDone shouldBe false
-      Await.result(post(stub.port, "/admin/latency?value=fixed:100").asScala, 10.seconds).statusCode() shouldBe 200
+      val pending = heldCall(stub)
+      admin(stub, "/admin/latency?value=fixed:100") shouldBe 200
       val answer = pending.get(5, java.util.concurrent.TimeUnit.SECONDS)
       answer.statusCode() shouldBe 200
       answer.body() should include("GetCustomerResponse")
@@ -101,11 +109,9 @@ class StubAdminSpec extends AnyFlatSpec with Matchers:
 
   it should "answer requests held by no-answer once the fault is cleared" in {
     withStub("latency" -> "fixed:50") { stub =>
-      Await.result(post(stub.port, "/admin/faults?value=no-answer=1.0").asScala, 10.seconds).statusCode() shouldBe 200
-      val pending = soapCall(stub.port)
-      Thread.sleep(500)
-      pending.isDone shouldBe false
-      Await.result(post(stub.port, "/admin/faults").asScala, 10.seconds).statusCode() shouldBe 200
+      admin(stub, "/admin/faults?value=no-answer=1.0") shouldBe 200
+      val pending = heldCall(stub)
+      admin(stub, "/admin/faults") shouldBe 200
       pending.get(5, java.util.concurrent.TimeUnit.SECONDS).statusCode() shouldBe 200
     }
   }

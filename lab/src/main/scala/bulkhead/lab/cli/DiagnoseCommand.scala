@@ -5,7 +5,7 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.load.{LoadFigures, Latencies, WrkDriver, Answers}
 import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord}
 import bulkhead.lab.run.Measurement
-import bulkhead.lab.sample.{MetricsReading, Sample, ServiceSampler}
+import bulkhead.lab.sample.{MetricsReading, ServiceSampler}
 import bulkhead.lab.process.Stack
 import scopt.OParser
 
@@ -97,26 +97,29 @@ object DiagnoseCommand extends LabCommand:
         say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling pid ${o.pid} every ${o.every.toMillis} ms")
         Measurement.run(driver, o.url, dir, sampler, o.every, say)
     measured.flatMap {
-      case (_, samples) if samples.forall(_.pools.isEmpty) =>
+      case m if m.samples.forall(_.pools.isEmpty) =>
         Left(s"no thread dump of pid ${o.pid}: ${sampler.lastDumpError.getOrElse("is it a JVM of this user?")}")
-      case (figures, samples) =>
+      case m =>
+        val (figures, samples) = (m.figures, m.samples)
         val info = RunInfo(s"pid-${o.pid}", s"pid ${o.pid}", s"pid ${o.pid}", o.url, figures.description,
           figures.clients, Nil, None, None, None, None, "2xx", None, s"pid ${o.pid}",
           sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors(),
           started.toString)
-        val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil)
+        val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil,
+          Some(m.beforeLoad), Some(m.afterLoad))
         RecordJson.write(record, dir)
         Right(record)
     }
 
   /** Samples for the duration without load; the answers are the counter's increase, when one is given. */
-  private def observe(o: Options, sampler: ServiceSampler): (LoadFigures, Seq[Sample]) =
+  private def observe(o: Options, sampler: ServiceSampler): Measurement.Outcome =
     def count(): Option[Double] = o.rateMetric.flatMap { spec =>
       val (url, counter) = spec.splitAt(spec.lastIndexOf('#'))
       Stack.get(url, 5.seconds).toOption.map(t => MetricsReading.lines(t).filter(_.name == counter.drop(1)).map(_.value).sum)
     }
     println(s"bulkhead lab diagnose: observing pid ${o.pid} for ${o.duration.toSeconds} s (no load)")
     val c0 = count()
+    val before = sampler.process(0.0)
     val start = System.nanoTime()
     val samples = Iterator.continually {
       val t = (System.nanoTime() - start) / 1e9
@@ -125,6 +128,8 @@ object DiagnoseCommand extends LabCommand:
       s
     }.takeWhile(_ => System.nanoTime() - start < o.duration.toNanos).toVector
     val elapsed = (System.nanoTime() - start) / 1e9
+    val after = sampler.process(elapsed)
     val answered = (for a <- c0; b <- count() yield (b - a).toLong).getOrElse(0L)
-    (LoadFigures("observed", s"observed ${o.duration.toSeconds} s" + o.rateMetric.fold("")(m => s", rate from $m"), 0,
-      elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0), Latencies.Empty, Nil), samples)
+    Measurement.Outcome(LoadFigures("observed", s"observed ${o.duration.toSeconds} s" +
+      o.rateMetric.fold("")(m => s", rate from $m"), 0, elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0),
+      Latencies.Empty, Nil), samples, before, after)

@@ -2,6 +2,7 @@ package bulkhead.lab.cli
 
 import bulkhead.lab.record.RecordJson
 import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.run.SuiteRun
 import scopt.OParser
 
 import java.nio.file.{Files, Path}
@@ -25,7 +26,9 @@ object ReportCommand extends LabCommand:
       case Left(err) =>
         System.err.println(s"bulkhead lab report: $err")
         2
-      case Right(records) =>
+      case Right(found) =>
+        // Each `--verify` re-run right after its original (by path, `pool-4-verify/` sorts before `pool-4/`).
+        val records = found.sortBy(r => (r.info.name.stripSuffix(SuiteRun.VerifySuffix), r.info.name))
         val env = Environment.readFrom(d).getOrElse(Environment("not recorded", 0, 0, "?", records.head.info.jdk,
           "?", "?", Nil))
         val report = SuiteReport(s"bulkhead: ${d.getFileName}", s"./bulkhead lab report $d", env, records, Nil)

@@ -1,6 +1,6 @@
 package bulkhead.lab.diagnose
 
-import bulkhead.lab.record.{LogLine, RunRecord}
+import bulkhead.lab.record.{CpuPerRequest, LogLine, RunRecord}
 import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
 
 /**
@@ -117,10 +117,7 @@ private final class DiagnosisOf(r: RunRecord):
     val ticks = window.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
     val share = for (b0, t0) <- ticks.headOption; (b1, t1) <- ticks.lastOption if t1 > t0
       yield (b1 - b0).toDouble / (t1 - t0)
-    val cpu = window.flatMap(s => s.cpuSeconds.map(s.second -> _))
-    val micros = for (s0, c0) <- cpu.headOption; (s1, c1) <- cpu.lastOption if s1 > s0
-      yield (c1 - c0) / (s1 - s0) / answeredRate * 1e6
-    (share, micros)
+    (share, CpuPerRequest.service(r))
 
   /**
    * The CPU as a resource: cores / machine CPU per answer. Only when the machine is at least half busy: below that, the

@@ -3,6 +3,8 @@ package bulkhead.lab.faults
 import bulkhead.lab.SeedRedis
 import bulkhead.lab.process.{Children, Launch, Served, Stack}
 import bulkhead.lab.report.Environment
+import bulkhead.lab.run.Progress
+import bulkhead.lab.run.Progress
 
 import java.nio.file.Path
 import scala.concurrent.duration.*
@@ -86,10 +88,20 @@ object FaultSuite:
       val stub = stack.stub(Seq("--latency", s"fixed:${s.stubLatencyMs}", "--customers", s.customers.toString))
       def serviceFlags(mode: String) = Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri",
         s"redis://127.0.0.1:${redis.port}", "--soap-mode", mode)
-      val total = s.runs.map(_._2.size).sum
-      var done = 0
+      // Steps: per mode a start and warm-up, then each fault (its phases and a few seconds to inject and clear; the
+      // connection faults open and close 16,000 connections), then the ramp (a fresh service).
+      def estimate(f: FaultCase) = s.phases.total(f).toSeconds + (if f.name.contains("connection-exhaustion") ||
+        f.name == "slowloris" then 30.0 else 3.0)
+      val estimates = s.runs.flatMap((_, cases) => (8.0 + s.warmUp.toSeconds) +: cases.map(estimate)) :+
+        (8.0 + s.rampWarmUp.toSeconds + OverloadRamp.Factors.size * s.rampStep.toSeconds)
+      val steps = Progress(estimates)
+      var step = 0
+      def next(): String =
+        val header = steps.start(step)
+        step += 1
+        header
       for (plan, cases) <- s.runs do
-        progress(s"faults suite, ${plan.mode}: ${cases.size} faults")
+        progress(s"${next()} ${plan.mode}: start and warm-up, then ${cases.size} faults")
         var service: Option[Served] = None
         try
           service = Some(stack.service(serviceFlags(plan.mode), heap = "-Xmx1g"))
@@ -97,8 +109,7 @@ object FaultSuite:
             s.customers, s"fixed:${s.stubLatencyMs}", progress)
           runner.warmUp(s.warmUp)
           val records = cases.flatMap { fault =>
-            done += 1
-            progress(s"[$done/$total] ${plan.mode} ${fault.name}")
+            progress(s"${next()} ${plan.mode} ${fault.name}")
             try
               val record = runner.run(fault, s.phases)
               Some(fault -> record)
@@ -123,7 +134,9 @@ object FaultSuite:
             failures :+= s"${plan.mode}: ${e.getMessage}"
             progress(s"  ${plan.mode} did not run: ${e.getMessage}")
         finally service.foreach(_.child.stop())
-      progress(s"overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of max-in-flight ${s.rampMaxInFlight}")
+      // A mode that did not start skipped its faults' steps: the ramp is the last step.
+      progress(s"${steps.start(estimates.size - 1)} overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of " +
+        s"max-in-flight ${s.rampMaxInFlight}")
       val rampService = stack.service(serviceFlags("non-blocking") ++ Seq("--max-in-flight", s.rampMaxInFlight.toString),
         heap = "-Xmx1g")
       // A fresh JVM spends its first ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warm it longer.
@@ -132,5 +145,6 @@ object FaultSuite:
       rampService.child.stop()
       val rampChecks = OverloadRamp.checks(ramp, s.stubLatencyMs)
       rampChecks.foreach(c => progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+      progress(s"  ramp ${steps.finish()}; the faults suite took ${Progress.duration(steps.elapsed)}")
       FaultReport(command, env, setup, outcomes, suiteChecks, ramp, rampChecks, failures)
     finally Children.stopAll()

@@ -16,13 +16,20 @@ final class Child(val name: String, val process: Process, val log: Path):
     process.waitFor(10, TimeUnit.SECONDS)
     Children.forget(this)
 
-  /** SIGTERM, then SIGKILL after `grace`; only this child, by its PID. */
+  /**
+   * SIGTERM, then SIGKILL after `grace`; this child by its PID, then what it started and left behind (a shell's
+   * commands), which would otherwise outlive it as orphans.
+   */
   def stop(grace: FiniteDuration = 15.seconds): Unit =
+    val descendants = process.descendants().iterator().asScala.toSeq
     if process.isAlive then
       process.destroy()
       if !process.waitFor(grace.toMillis, TimeUnit.MILLISECONDS) then
         process.destroyForcibly()
         process.waitFor(5, TimeUnit.SECONDS)
+    val left = descendants.filter(_.isAlive)
+    left.foreach(_.destroy())
+    left.foreach(p => if !p.onExit().completeOnTimeout(p, 2, TimeUnit.SECONDS).join().isAlive then () else p.destroyForcibly())
     Children.forget(this)
 
 /** Every process the lab starts goes through here, so that all are stopped on success, failure and Ctrl-C. */

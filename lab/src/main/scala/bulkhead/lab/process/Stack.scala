@@ -55,7 +55,7 @@ final class Stack(launch: Launch, dir: Path):
    * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis), `env` environment variables (e.g.
    * the Redis password, which the service refuses on its command line).
    */
-  def service(args: Seq[String], heap: String = "-Xmx2g", jvmExtra: Seq[String] = Nil,
+  def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil,
       env: Map[String, String] = Map.empty): Served =
     jvm("service", launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args,
       env = env)
@@ -80,6 +80,9 @@ final class Stack(launch: Launch, dir: Path):
     served
 
 object Stack:
+  /** The service's heap unless a scenario sets its own. */
+  val DefaultHeap = "-Xmx2g"
+
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 
   def awaitPort(child: Child, port: Int, limit: FiniteDuration): Unit =

@@ -12,11 +12,15 @@ final case class LogLine(text: String, count: Int)
  * read only this.
  *
  * @param measuredFrom seconds after the load started at which the measured phase begins (a ramp's ramp-up)
+ * @param beforeLoad the processes from /proc just before the load started (runs recorded without it have none)
+ * @param afterLoad the same just after the load ended: with `beforeLoad`, the CPU the whole load cost
  */
 final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample], measuredFrom: Double,
-    measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine]):
+    measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine], beforeLoad: Option[Sample] = None,
+    afterLoad: Option[Sample] = None):
   def throughput: Double = load.throughput(info.expectedClass)
   /** Samples of the measured phase (all of them if none falls in it). */
   def measuredSamples: Seq[Sample] =
-    val in = samples.filter(s => s.second >= measuredFrom - 0.5 && s.second <= measuredTo + 0.5)
+    // The sample taken as the load starts sees no load yet: it would dilute every mean by one sample.
+    val in = samples.filter(s => s.second >= measuredFrom + 0.5 && s.second <= measuredTo + 0.5)
     if in.nonEmpty then in else samples

@@ -1,68 +1,119 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.{Bench, BenchCase, BenchRun}
+import bulkhead.lab.bench.BenchRow
+import bulkhead.lab.load.WarmUp
+import bulkhead.lab.process.Target
 
-/** The figures of a benchmark: medians over rounds, ratios to the Little's-law bound, and how they were measured. */
-final case class BenchReport(suite: String, env: Environment, cases: Seq[BenchCase], runs: Seq[BenchRun],
-    options: Bench.Options):
+/**
+ * A benchmark's figures, rendered from its records alone: one row per case and server (medians over the rounds), the
+ * bench line of each, bulkhead's ratios to the peers it ran beside, and for an A/B suite each case against its
+ * `reference` case. CPU per request is the figure to quote: on this machine the load generator shares the cores, so
+ * requests per second move with its share, the CPU each request costs much less.
+ */
+final case class BenchReport(suite: String, command: String, env: Environment, rows: Seq[BenchRow],
+    reference: Option[String] = None, failures: Seq[String] = Nil):
 
-  private def median(xs: Seq[Double]): Double =
-    val s = xs.filterNot(_.isNaN).sorted
-    if s.isEmpty then Double.NaN
-    else if s.size % 2 == 1 then s(s.size / 2)
-    else (s(s.size / 2 - 1) + s(s.size / 2)) / 2
+  private def f1(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.1f"
+  private def f0(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%,.0f"
 
-  private def row(c: BenchCase): Seq[String] =
-    val rs = runs.filter(_.benchCase == c)
-    val rps = median(rs.map(_.requestsPerSecond))
-    val bound = c.bound.map(b => f"${b.perSecond}%.0f (${b.what})").getOrElse("CPU")
-    val ratio = c.bound.map(b => f"${rps / b.perSecond}%.3f").getOrElse("-")
-    val pools = rs.flatMap(_.poolPeaks).groupMapReduce(_._1)(_._2)(_ max _).filter(_._2 > 0)
-      .toSeq.sortBy(_._1).map((k, v) => f"$k $v%.0f").mkString(", ")
-    Seq(c.name, s"-c${c.connections} ${c.path}", f"$rps%.1f", rs.map(r => f"${r.requestsPerSecond}%.0f").mkString(" / "),
-      bound, ratio, f"${median(rs.flatMap(_.p50Ms))}%.1f", f"${median(rs.flatMap(_.p99Ms))}%.1f",
-      rs.map(_.socketErrors).sum.toString, rs.map(_.non2xx).sum.toString, rs.map(_.maxPlatformThreads).max.toString,
-      f"${rs.map(_.maxResidentMb).max}%.0f", if pools.isEmpty then "-" else pools)
+  /** The case's name, with the server when the case ran on several. */
+  def label(r: BenchRow): String = if rows.count(_.name == r.name) > 1 then s"${r.name} on ${r.target}" else r.name
 
-  private def describe(c: BenchCase): String =
-    val heap = if c.target == bulkhead.lab.process.Target.Bulkhead then s", heap `${c.heap}`" else ""
-    s"`${c.name}`: ${c.note}; ${c.target} with flags `${c.serviceArgs.mkString(" ")}`$heap"
+  /** The bench line of every row. */
+  def lines: Seq[String] = rows.map(r => r.line(label(r)))
 
-  private val header = Seq("case", "load", "req/s (median)", "req/s per round", "Little's-law bound",
-    "ratio to bound", "p50 ms", "p99 ms", "socket errors", "non-2xx", "platform threads (max)", "RSS MB (max)",
-    "busy pool threads (peak)")
+  private def ratio(a: Option[Double], b: Option[Double]): String =
+    (for x <- a; y <- b if y > 0 yield f"${x / y}%.2f").getOrElse("-")
 
-  def table: String =
-    (Seq(header, header.map(_ => "---")) ++ cases.map(row)).map(_.mkString("| ", " | ", " |")).mkString("\n")
+  /**
+   * bulkhead / each peer, CPU per request and req/s: against the peers of the same case, else against the suite's
+   * cases that ran on a peer alone (the A/B suite's minimal Pekko server).
+   */
+  def ratios: Seq[String] =
+    val peerCases = rows.groupBy(_.name).values.filter(_.forall(_.target != Target.Bulkhead)).flatten.toSeq
+      .sortBy(rows.indexOf)
+    rows.filter(_.target == Target.Bulkhead).flatMap { b =>
+      val beside = rows.filter(p => p.name == b.name && p.target != Target.Bulkhead)
+      val pairs = if beside.nonEmpty then beside.map(p => p -> s"${b.name}: bulkhead / ${p.target}")
+        else peerCases.map(p => p -> s"${label(b)} / ${label(p)}")
+      pairs.map { (p, name) =>
+        s"$name: CPU per request ${ratio(b.cpuMicros, p.cpuMicros)}, req/s ${ratio(Some(b.throughput),
+          Some(p.throughput))}"
+      }
+    }
 
-  /** Median req/s of a case over its rounds. */
-  def medianOf(name: String): Double = median(runs.filter(_.benchCase.name == name).map(_.requestsPerSecond))
+  /** Each case against the reference case (the A/B suite's defaults): what switching its candidate off saved. */
+  def againstReference: Seq[String] =
+    val base = reference.flatMap(ref => rows.find(r => r.name == ref && r.target == Target.Bulkhead))
+    base.toSeq.flatMap { b =>
+      rows.filter(r => r.target == Target.Bulkhead && r.name != b.name).map { r =>
+        val cpu = for us <- r.cpuMicros; baseUs <- b.cpuMicros yield
+          f"$us%.1f us CPU/request against $baseUs%.1f (${us - baseUs}%+.1f us, ${(us / baseUs - 1) * 100}%+.1f %%)"
+        s"${r.name}: ${cpu.getOrElse("CPU per request not measured")}; req/s ${ratio(Some(r.throughput),
+          Some(b.throughput))} x ${b.name}"
+      }
+    }
 
-  /** bulkhead's median over each other case's (the /hello suite: to nginx, to an untuned Pekko HTTP). */
-  def ratios: String =
-    if !cases.exists(_.name == "bulkhead") || cases.size < 2 then ""
-    else cases.filterNot(_.name == "bulkhead").map(c => f"bulkhead / ${c.name} = ${medianOf("bulkhead") /
-      medianOf(c.name)}%.2f").mkString("Ratios of medians: ", "; ", ".")
+  val header: Seq[String] = Seq("case", "server", "load", "req/s (median)", "req/s per round", "Little's-law bound",
+    "ratio to bound", "us CPU/request (median)", "us CPU/request per round", "dependencies' us CPU/request", "p50 ms",
+    "p99 ms", "unanswered", "not expected status", "platform threads (max)", "RSS MB (max)", "busy pool threads (peak)")
+
+  def tableRows: Seq[Seq[String]] = rows.map { r =>
+    val load = r.records.head.info.loadDescription.replaceAll("""http://127\.0\.0\.1:\d+""", "")
+    val pools = r.poolPeaks.toSeq.sortBy(_._1).map((k, v) => f"$k $v%.0f").mkString(", ")
+    Seq(r.name, r.target, load, f1(r.throughput), r.throughputs.map(x => f"$x%.0f").mkString(" / "),
+      r.bound.fold("CPU")(b => s"${f1(b.perSecond)} (${b.what})"), r.ratioToBound.fold("-")(x => f"$x%.3f"),
+      r.cpuMicros.fold("-")(f1), r.cpuMicrosPerRound.map(_.fold("-")(f1)).mkString(" / "),
+      r.dependencyMicros.toSeq.sortBy(_._1).map((n, us) => s"$n ${f1(us)}").mkString(", ") match
+        case "" => "-"
+        case deps => deps,
+      f1(r.p50Ms), f1(r.p99Ms), r.unanswered.toString, r.unexpected.toString,
+      r.maxPlatformThreads.fold("-")(_.toString), r.maxResidentMb.fold("-")(m => f"$m%.0f"),
+      if pools.isEmpty then "-" else pools)
+  }
+
+  def table: String = MarkdownTable(header, tableRows)
+
+  /** What the console prints at the end of a benchmark. */
+  def summary: String =
+    (lines ++ Option.when(ratios.nonEmpty)("") ++ ratios ++ Option.when(againstReference.nonEmpty)("") ++
+      againstReference ++ failures.map(f => s"did not run: $f")).mkString("\n")
+
+  private def describe(r: BenchRow): String =
+    val i = r.records.head.info
+    val flags = if i.serviceFlags.isEmpty then "no flags" else s"flags `${i.serviceFlags.mkString(" ")}`"
+    val heap = i.heap.fold("")(h => s", heap `$h`")
+    val stub = i.stubLatency.fold("")(l => s", stub latency $l")
+    s"- `${label(r)}`: ${i.title}; ${Target.Describe.getOrElse(r.target, r.target)}, $flags$heap$stub " +
+      s"(`${i.source.replaceAll("^.*/lab/scenarios/", "lab/scenarios/")}`)"
 
   def markdown: String =
+    val warmup = rows.flatMap(_.records.map(_.info.warmupSeconds)).maxOption.getOrElse(0.0)
+    val rounds = rows.map(_.records.size).maxOption.getOrElse(0)
+    val section = (title: String, body: Seq[String]) =>
+      if body.isEmpty then "" else s"\n## $title\n\n${body.map(l => s"- $l").mkString("\n")}\n"
     s"""# bulkhead bench $suite
        |
-       |Written by `./bulkhead bench $suite --duration ${options.duration.toSeconds} --warmup ${options.warmup.toSeconds} --rounds ${options.rounds}`.
-       |Each case starts a fresh server (JVM or nginx), warms it with wrk for ${options.warmup.toSeconds} s (not measured;
-       |runs of ${bulkhead.lab.load.WarmUp.RunLength.toSeconds} s, each opening its connections anew, so that the JIT
-       |compiles the connection path as well), then
-       |measures ${options.duration.toSeconds} s with `wrk --latency --timeout 10s`; cases are interleaved in each round and
-       |the table gives the median over ${options.rounds} round(s). Threads and resident memory are sampled from
-       |/proc/<pid>/status every 0.5 s (platform threads only: virtual threads are not OS threads); busy pool threads are
-       |the peak of the service's /metrics executor gauges.
+       |Written by `$command`. Every case is a scenario file run through the lab's one measuring pipeline: a
+       |fresh server (JVM or nginx) for each case, server and round, warmed with wrk for ${f0(warmup)} s (not measured;
+       |runs of ${WarmUp.RunLength.toSeconds} s, each opening its connections anew so that the JIT compiles the
+       |connection path too), then measured by wrk with its Lua report (answers by status class, latency histogram)
+       |while the server is sampled (threads, /proc, /metrics). Cases and servers are interleaved in each round
+       |(A B C, A B C); the table gives medians over $rounds round(s), and each round's `result.json` sits in
+       |`<case>/<server>/round-<n>/`.
+       |
+       |CPU per request: the CPU time (user + system, /proc/<pid>/stat) of the server's process and its children (nginx:
+       |master and worker) from just before wrk starts to just after it ends, over the answers wrk counted. The thread
+       |dumps of the sampler (every few seconds) and, for bulkhead, its /metrics scrapes are in that time: a few ms each.
+       |The stub's and redis-server's CPU is counted the same way, per answer of the service.
        |
        |${env.markdown}
        |
        |@@TABLE@@
+       |${section("bulkhead against the peers (bulkhead / peer; CPU per request: lower is cheaper)", ratios)}${
+         section(s"Each case against `${reference.getOrElse("")}`", againstReference)}${
+         section("Did not run", failures)}
+       |## Cases
        |
-       |$ratios
-       |
-       |Cases: ${cases.map(describe).mkString("; ")}.
-       |
-       |Raw wrk outputs: `wrk-<case>-round<N>.txt` beside this file.
+       |${rows.map(describe).mkString("\n")}
        |""".stripMargin.replace("@@TABLE@@", table)

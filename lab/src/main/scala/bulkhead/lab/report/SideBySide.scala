@@ -21,10 +21,15 @@ object SideBySide:
     results.filter(_.info.name.contains('@')).groupBy(_.info.name.takeWhile(_ != '@')).toSeq.sortBy(_._1)
       .map((base, rs) => base -> rs.map(r => r.info.name.dropWhile(_ != '@').drop(1) -> r).toMap)
 
-  def table(results: Seq[RunRecord]): String =
+  /** The comparison as a header, rows, and a legend line per target; None when no scenario ran on several. */
+  final case class Comparison(header: Seq[String], rows: Seq[Seq[String]], legend: Seq[String])
+
+  val Title = "Side by side: the seeds' frameworks, bulkhead and the machine's ceiling"
+  val Method = "Attempts of one scenario ran interleaved (A B C, A B C) on servers started together; medians of the attempts."
+
+  def comparison(results: Seq[RunRecord]): Option[Comparison] =
     val gs = groups(results)
-    if gs.isEmpty then ""
-    else
+    Option.when(gs.nonEmpty) {
       val targets = Target.All.filter(t => gs.exists(_._2.contains(t)))
       val header = Seq("scenario", "seed's figure") ++ targets.map(t => s"$t req/s (median)") ++
         Seq("bulkhead / akka-http") ++ targets.filter(_ != Target.Nginx).map(t => s"$t / nginx")
@@ -38,13 +43,11 @@ object SideBySide:
           Seq(ratio(byTarget.get(Target.Bulkhead), byTarget.get(Target.AkkaHttp))) ++
           targets.filter(_ != Target.Nginx).map(t => ratio(byTarget.get(t), byTarget.get(Target.Nginx)))
       }
-      val legend = targets.map(t => s"- $t: ${Target.Describe(t)}").mkString("\n")
-      // The table goes in after stripMargin, which would eat its leading pipes.
-      val table = (Seq(header, header.map(_ => "---")) ++ rows).map(_.mkString("| ", " | ", " |")).mkString("\n")
-      s"""## Side by side: the seeds' frameworks, bulkhead and the machine's ceiling
-         |Attempts of one scenario ran interleaved (A B C, A B C) on servers started together; medians of the attempts.
-         |
-         |$legend
-         |
-         |@@TABLE@@
-         |""".stripMargin.replace("@@TABLE@@", table)
+      Comparison(header, rows, targets.map(t => s"$t: ${Target.Describe(t)}"))
+    }
+
+  /** The comparison as a Markdown section, or nothing. */
+  def table(results: Seq[RunRecord]): String =
+    comparison(results).fold("") { c =>
+      s"## $Title\n$Method\n\n${c.legend.map("- " + _).mkString("\n")}\n\n${MarkdownTable(c.header, c.rows)}\n"
+    }

@@ -2,29 +2,32 @@ package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.record.RunRecord
+import bulkhead.lab.run.Verification
 
 import java.nio.file.{Files, Path}
-import java.util.Base64
 
-/** The report of a suite: a Markdown summary and a self-contained HTML page with the plots. Nothing typed by hand. */
+/**
+ * The report of a suite: README.md (Markdown tables, for reading in a repository) and report.html (the dashboard:
+ * [[HtmlReport]]). Nothing typed by hand: both are rendered from the run records alone.
+ */
 final case class SuiteReport(title: String, command: String, env: Environment, results: Seq[RunRecord],
     failures: Seq[String]):
 
   private def f1(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.1f"
 
-  /** Busy / total threads of each pool at the median sample of the measured phase. */
-  def poolsOf(r: RunRecord): String =
-    val samples = r.measuredSamples.map(_.pools)
-    if samples.isEmpty then "-"
-    else
-      val mid = samples(samples.size / 2)
-      // The service's own pools (named after their configuration path), not the JVM's housekeeping threads.
-      mid.filter(p => p.threads > 0 && p.pool.contains("bulkhead"))
-        .map(p => s"${p.pool.split('.').last.stripPrefix("bulkhead-")} ${p.busy}/${p.threads}")
-        .mkString(", ")
+  /** The pool nearest to saturation at the median sample of the measured phase: `blocking-pool 4/4`. */
+  def busiestPool(r: RunRecord): String =
+    val samples = r.measuredSamples
+    val mid = samples.lift(samples.size / 2)
+    PoolUsage.of(r).headOption.fold("-") { p =>
+      val at = mid.flatMap(m => p.samples.find(_._1 == m))
+      val busy = at.flatMap((_, d, g) => g.flatMap(_.active).orElse(d.map(_.busy.toDouble)))
+      val size = at.flatMap((_, d, g) => g.flatMap(_.max).orElse(d.map(_.threads.toDouble))).orElse(p.size)
+      s"${p.shortName} ${busy.fold("?")(b => f"$b%.0f")}/${size.fold("?")(s => f"$s%.0f")}"
+    }
 
   val header: Seq[String] = Seq("scenario", "seed's figure", "bound (Little's law)", "measured req/s",
-    "ratio to bound", "p50 / p99 ms", "errors", "what caps it", "busy/threads per pool")
+    "ratio to bound", "p50 / p99 ms", "errors", "what caps it", "busiest pool (busy/size)")
 
   def rows: Seq[Seq[String]] = results.map { r =>
     val v = Diagnosis(r)
@@ -32,14 +35,14 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
     val a = r.load.answers
     Seq(r.info.name, seed, f1(v.predicted), f1(v.measured), f"${v.ratio}%.3f",
       s"${f1(r.load.latency.p50Ms)} / ${f1(r.load.latency.p99Ms)}", s"${a.answered + a.unanswered - a.expected(r.info.expectedClass)}",
-      v.name, poolsOf(r))
+      v.name, busiestPool(r))
   }
 
   def table: String = MarkdownTable(header, rows)
 
   /** Runs re-run with their verdict's fix (`--verify`): what the lab predicted and what the re-run measured. */
   def verified: String =
-    val vs = bulkhead.lab.run.Verification.pair(results)
+    val vs = Verification.pair(results)
     if vs.isEmpty then ""
     else
       val table = MarkdownTable(Seq("scenario", "fix", "predicted (what caps next)", "measured", "ratio", "now capped by"),
@@ -53,6 +56,8 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
       val s = r.info
       val v = Diagnosis(r)
       val l = r.load.latency
+      val pools = PoolUsage.of(r)
+      val poolTable = if pools.isEmpty then "no pool sampled" else MarkdownTable(PoolUsage.header, pools.map(_.row(r.measuredSamples)))
       s"""### ${s.name}: ${s.title}
          |- load: ${s.loadDescription}
          |- service flags: `${s.serviceFlags.mkString(" ")}`${s.stubLatency.map(l => s"; stub latency $l").getOrElse("")}${s.redisCustomers.map(n => s"; Redis with $n profiles").getOrElse("")}
@@ -61,12 +66,16 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
          |- CPU: ${v.cpuMicrosPerRequest.fold("-")(us => f"service $us%.0f us per request")}; JDK ${s.jdk}
          |- seed: ${s.seed.map(x => s"${x.figure} (seed ${x.file.take(3)})").getOrElse("none")}; scenario file `${s.source}`
          |
-         |![throughput](${s.name}-throughput.png) ![threads](${s.name}-threads.png) ![latency](${s.name}-latency.png)
-         |""".stripMargin
+         |Pools over the measured phase:
+         |
+         |@@POOLS@@
+         |""".stripMargin.replace("@@POOLS@@", poolTable)
     }.mkString("\n")
+    // Tables go in after stripMargin, which would eat their leading pipes.
     s"""# $title
        |
-       |Written by `$command`. Every figure below was measured in this run.
+       |Written by `$command`. Every figure below was measured in this run. The charts (answers, latency, connections,
+       |CPU and every pool against its size, second by second) are in [report.html](report.html), which opens from disk.
        |
        |${env.markdown}
        |
@@ -76,34 +85,16 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |@@SIDEBYSIDE@@
        |## Scenarios
        |
-       |$details""".stripMargin.replace("@@TABLE@@", table).replace("@@VERIFIED@@", verified)
-      .replace("@@SIDEBYSIDE@@", SideBySide.table(results))
+       |@@DETAILS@@""".stripMargin.replace("@@TABLE@@", table).replace("@@VERIFIED@@", verified)
+      .replace("@@SIDEBYSIDE@@", SideBySide.table(results)).replace("@@DETAILS@@", details)
 
-  /** Writes README.md, report.html and the plots into `dir`. */
+  /** Writes README.md, report.html and environment.json into `dir`. */
   def write(dir: Path): Path =
     Files.createDirectories(dir)
     Environment.write(env, dir)
-    val charts = results.flatMap(r => Charts.write(r, dir))
     Files.writeString(dir.resolve("README.md"), markdown)
-    val html = markdown.linesIterator.map { line =>
-      val img = """!\[([^\]]*)\]\(([^)]+)\)""".r
-      val withImages = img.replaceAllIn(line, m =>
-        val file = dir.resolve(m.group(2))
-        val data = if Files.exists(file) then Base64.getEncoder.encodeToString(Files.readAllBytes(file)) else ""
-        java.util.regex.Matcher.quoteReplacement(s"""<img alt="${m.group(1)}" src="data:image/png;base64,$data">"""))
-      if line.startsWith("# ") then s"<h1>${line.drop(2)}</h1>"
-      else if line.startsWith("### ") then s"<h3>${line.drop(4)}</h3>"
-      else if line.startsWith("## ") then s"<h2>${line.drop(3)}</h2>"
-      else if line.startsWith("| ---") then ""
-      else if line.startsWith("| ") then
-        line.stripPrefix("| ").stripSuffix(" |").split(" \\| ").map(c => s"<td>$c</td>").mkString("<tr>", "", "</tr>")
-      else if line.startsWith("- ") then s"<li>${withImages.drop(2)}</li>"
-      else s"<p>$withImages</p>"
-    }.mkString("\n")
-    Files.writeString(dir.resolve("report.html"),
-      s"""<!doctype html><html><head><meta charset="utf-8"><title>$title</title><style>
-         |body{font-family:sans-serif;max-width:1300px;margin:auto} td{border:1px solid #ccc;padding:3px 6px;font-size:13px}
-         |table{border-collapse:collapse}</style></head><body>
-         |${html.replaceAll("(?s)(<tr>.*</tr>)", "<table>$1</table>")}
-         |</body></html>""".stripMargin)
+    Files.writeString(dir.resolve(SuiteReport.HtmlFile), HtmlReport(this).render)
     dir.resolve("README.md")
+
+object SuiteReport:
+  val HtmlFile = "report.html"

@@ -9,12 +9,19 @@ import scala.concurrent.duration.*
 
 /** Drives a load while the sampler samples the served process: the one measuring loop of every lab command. */
 object Measurement:
-  /** The figures of the load and the samples taken while it ran (from its start, every `every`). */
+  /**
+   * What a measurement gives: the load's figures, the samples taken while it ran (from its start, every `every`), and
+   * the processes read from /proc just before the load started and just after it ended, which bracket the CPU the
+   * load cost them.
+   */
+  final case class Outcome(figures: LoadFigures, samples: Seq[Sample], beforeLoad: Sample, afterLoad: Sample)
+
   def run(driver: LoadDriver, url: String, dir: Path, sampler: ServiceSampler, every: FiniteDuration,
-      progress: String => Unit): Either[String, (LoadFigures, Seq[Sample])] =
+      progress: String => Unit): Either[String, Outcome] =
     val result = AtomicReference[Either[String, LoadFigures]]()
     val load = Thread(() => result.set(
       try driver.run(url, dir) catch case e: Exception => Left(s"load driver failed: ${e.getMessage}")), "lab-load")
+    val before = sampler.process(0.0)
     val start = System.nanoTime()
     load.start()
     var samples = Vector.empty[Sample]
@@ -25,7 +32,8 @@ object Measurement:
       progress(status(s, samples.dropRight(1).lastOption, driver.totalSeconds))
       val next = start + ((samples.size * every.toNanos))
       load.join(((next - System.nanoTime()) / 1_000_000).max(100))
-    Option(result.get).getOrElse(Left("the load driver did not report")).map(_ -> samples)
+    val after = sampler.process((System.nanoTime() - start) / 1e9)
+    Option(result.get).getOrElse(Left("the load driver did not report")).map(Outcome(_, samples, before, after))
 
   /** `12s/30s, 1,234 req/s answered, 41 platform threads, blocking-pool 8/8 busy`. */
   private def status(s: Sample, before: Option[Sample], total: Double): String =

@@ -5,7 +5,7 @@ import bulkhead.lab.load.{LoadDriver, WarmUp}
 import bulkhead.lab.process.{Launch, Served, Stack, Target}
 import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord, ServiceLog}
 import bulkhead.lab.sample.ServiceSampler
-import bulkhead.lab.scenario.Scenario
+import bulkhead.lab.scenario.{Load, Scenario}
 
 import java.nio.file.{Files, Path}
 import java.time.Instant
@@ -18,11 +18,19 @@ import scala.concurrent.duration.*
  */
 final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Unit):
 
-  def run(s: Scenario): Either[String, RunRecord] =
+  /** A scenario on its one target (bulkhead unless it names another), in the scenario's own directory. */
+  def run(s: Scenario): Either[String, RunRecord] = runTarget(s, s.targets.head, workDir.resolve(s.name))
+
+  /**
+   * One target of a scenario, measured alone in `dir` (logs, raw outputs, result.json): bulkhead with the Redis and
+   * stub the scenario asks for, or a peer. What a benchmark runs once per round.
+   */
+  def runTarget(s: Scenario, target: String, dir: Path): Either[String, RunRecord] =
     val jdk = Runtime.version().feature()
     val runJdk = sys.env.get("BULKHEAD_JDK").flatMap(_.takeWhile(_.isDigit).toIntOption).getOrElse(jdk)
     if runJdk < s.minJdk then return Left(s"${s.name} needs JDK ${s.minJdk}+, the lab runs JDK $runJdk")
-    val (dir, stack) = stackFor(s)
+    Files.createDirectories(dir)
+    val stack = Stack(launch, dir)
     var started = List.empty[Served]
     try
       val redis = s.redisCustomers.map { n =>
@@ -38,9 +46,13 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       }
       val backing = redis.toSeq.flatMap(r => Seq("--redis-uri", s"redis://127.0.0.1:${r.port}")) ++
         stub.toSeq.flatMap(st => Seq("--soap-endpoint", st.url("/soap")))
-      val service = stack.service(s.serviceFlags ++ backing)
-      started ::= service
-      Right(measure(s, service, dir))
+      val server =
+        if target == Target.Bulkhead then stack.service(s.serviceFlags ++ backing, heap = ScenarioRunner.heapOf(s))
+        else stack.peer(target, s.serviceFlags)
+      started ::= server
+      val dependencies = stub.map("stub" -> _.child.pid).toMap ++ redis.map("redis" -> _.child.pid)
+      Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target != Target.Nginx,
+        dependencies = dependencies))
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
     finally started.foreach(_.child.stop())
 
@@ -63,14 +75,15 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       try
         val servers = s.targets.map { t =>
           progress(s"  starting $t")
-          val served = if t == Target.Bulkhead then stack.service(s.serviceFlags) else stack.peer(t, s.serviceFlags)
+          val served = if t == Target.Bulkhead then stack.service(s.serviceFlags, heap = ScenarioRunner.heapOf(s))
+            else stack.peer(t, s.serviceFlags)
           started ::= served
           t -> served
         }
         if s.warmup > Duration.Zero then
           progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), " +
             "not measured")
-          servers.foreach((_, served) => WarmUp.run(2.min(s.load.concurrency), s.load.concurrency, s.warmup,
+          servers.foreach((_, served) => WarmUp.run(ScenarioRunner.warmUpThreads(s), s.load.concurrency, s.warmup,
             served.url(s.path)))
         val earlier = (1 until s.attempts).flatMap { i =>
           servers.map { (t, served) =>
@@ -92,12 +105,12 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
   private def attempt(s: Scenario, url: String, dir: Path): Double =
     LoadDriver.of(s.load).run(url, dir).fold(e => throw IllegalStateException(e), _.throughput(s.expectedClass))
 
-  private def measure(s: Scenario, service: Served, dir: Path, jvm: Boolean = true,
-      earlier: Seq[Double] = Nil): RunRecord =
+  private def measure(s: Scenario, service: Served, dir: Path, jvm: Boolean = true, earlier: Seq[Double] = Nil,
+      dependencies: Map[String, Long] = Map.empty): RunRecord =
     val url = service.url(s.path)
     if s.warmup > Duration.Zero then
       progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
-      WarmUp.run(2.min(s.load.concurrency), s.load.concurrency, s.warmup, url)
+      WarmUp.run(ScenarioRunner.warmUpThreads(s), s.load.concurrency, s.warmup, url)
     // Earlier attempts (seed 002: three in a row, for the JIT) are measured and reported; the last one is analysed.
     val before = earlier ++ (1 until s.attempts).map { i =>
       progress(s"  attempt $i of ${s.attempts}")
@@ -106,13 +119,13 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     if s.attempts > 1 then progress(s"  attempt ${s.attempts} of ${s.attempts} (sampled)")
     val driver = LoadDriver.of(s.load)
     val metricsUrl = Option.when(s.targets.forall(_ == Target.Bulkhead))(service.url("/metrics"))
-    val sampler = ServiceSampler(service.child.pid, metricsUrl, threadDumps = jvm)
+    val sampler = ServiceSampler(service.child.pid, metricsUrl, threadDumps = jvm, dependencies = dependencies)
     val started = Instant.now()
-    val (figures, samples) = Measurement.run(driver, url, dir, sampler, s.sampleEvery, progress)
+    val measured = Measurement.run(driver, url, dir, sampler, s.sampleEvery, progress)
       .fold(e => throw IllegalStateException(e), identity)
-    val record = RunRecord(ScenarioRunner.info(s, url, driver.describe(url), started), figures, samples,
-      driver.measuredFrom, driver.totalSeconds, before :+ figures.throughput(s.expectedClass),
-      ServiceLog.read(service.child.log))
+    val record = RunRecord(ScenarioRunner.info(s, url, driver.describe(url), started), measured.figures,
+      measured.samples, driver.measuredFrom, driver.totalSeconds, before :+ measured.figures.throughput(s.expectedClass),
+      ServiceLog.read(service.child.log), Some(measured.beforeLoad), Some(measured.afterLoad))
     RecordJson.write(record, dir)
     record
 
@@ -122,4 +135,13 @@ object ScenarioRunner:
     RunInfo(s.name, s.title, s.targets.mkString(","), url, load, s.load.concurrency, s.serviceFlags, s.stubLatency,
       s.redisCustomers, s.seed, Option.when(s.workSeconds > 0)(s.workSeconds), s.expectedClass, s.expectedResource,
       s.source.toString, sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString),
-      Runtime.getRuntime.availableProcessors(), started.toString)
+      Runtime.getRuntime.availableProcessors(), started.toString, s.warmup.toMillis / 1000.0, s.bound,
+      Option.when(s.targets.contains(Target.Bulkhead))(heapOf(s)))
+
+  /** The service's `-Xmx`: the scenario's, else the lab's default. */
+  def heapOf(s: Scenario): String = s.heap.fold(Stack.DefaultHeap)(h => s"-Xmx$h")
+
+  /** wrk threads of the warm-up: the load's own (seed 001 drove 10,000 connections from 6), at most 2 for a ramp. */
+  def warmUpThreads(s: Scenario): Int = s.load match
+    case w: Load.Wrk => w.threads.min(w.connections)
+    case r: Load.Ramp => 2.min(r.clients)

@@ -2,8 +2,10 @@ package bulkhead.lab.sample
 
 /**
  * The service at one instant of a run: its pools from a thread dump, its process from /proc (platform threads,
- * resident memory, CPU seconds so far), the machine's CPU ticks so far, and its /metrics when it has them.
+ * resident memory, CPU seconds so far of the process and its children), the machine's CPU ticks so far, its /metrics
+ * when it has them, and the CPU seconds so far of the processes it depends on (the stub, redis-server), by name.
  */
 final case class Sample(second: Double, pools: Seq[PoolSample], platformThreads: Option[Int],
     residentMb: Option[Double], cpuSeconds: Option[Double], machineBusyTicks: Option[Long],
-    machineTotalTicks: Option[Long], metrics: Option[MetricsReading])
+    machineTotalTicks: Option[Long], metrics: Option[MetricsReading],
+    dependencyCpuSeconds: Map[String, Double] = Map.empty)

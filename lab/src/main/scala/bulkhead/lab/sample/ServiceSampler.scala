@@ -7,9 +7,11 @@ import scala.concurrent.duration.*
 /**
  * The one sampler of a served process, for every lab command: a thread dump (any JVM, through the attach API), /proc
  * (the process and its children, the machine) and, when the server has one, a scrape of /metrics. `threadDumps` is off
- * for a process that is not a JVM (nginx).
+ * for a process that is not a JVM (nginx). `dependencies` (name -> pid: the stub, redis-server) have their CPU read
+ * from /proc at every sample, to state what a request costs them too.
  */
-final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: Boolean = true):
+final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: Boolean = true,
+    dependencies: Map[String, Long] = Map.empty):
   /** The last thread dump's error, if the last one failed (a starved or exiting JVM). */
   @volatile var lastDumpError: Option[String] = None
 
@@ -25,7 +27,15 @@ final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: B
         case Left(e) =>
           lastDumpError = Some(e)
           Nil
+    process(second).copy(pools = pools, metrics = metrics)
+
+  /**
+   * The processes from /proc alone (no thread dump, no scrape: nothing that costs the service CPU): the readings
+   * taken just before a load starts and just after it ends, between which CPU per request is counted.
+   */
+  def process(second: Double): Sample =
     val proc = ProcessThreads.read(pid)
     val machine = CpuUsage.machineBusy()
-    Sample(second, pools, proc.map(_.threads), proc.map(_.residentMb), CpuUsage.treeSeconds(pid),
-      machine.map(_._1), machine.map(_._2), metrics)
+    Sample(second, Nil, proc.map(_.threads), proc.map(_.residentMb), CpuUsage.treeSeconds(pid),
+      machine.map(_._1), machine.map(_._2), None,
+      dependencies.flatMap((name, p) => CpuUsage.treeSeconds(p).map(name -> _)))

@@ -1,5 +1,6 @@
 package bulkhead.lab.scenario
 
+import bulkhead.lab.diagnose.{Bound, LittlesLaw}
 import bulkhead.lab.process.Target
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
 
@@ -51,7 +52,19 @@ final case class Scenario(
     /** The status class that counts as throughput (`2xx` unless the scenario expects another). */
     expectedClass: String = "2xx",
     /** What the lab should name as the cap (diagnosis cases of `lab accuracy`), e.g. `pool blocking-pool`, `cpu`. */
-    expectedResource: Option[String] = None)
+    expectedResource: Option[String] = None,
+    /** The service's heap (`-Xmx`, e.g. `400m`); the lab's default otherwise. */
+    heap: Option[String] = None,
+    /** A pool that holds each request for `workSeconds` (name, threads): with the clients, the Little's-law bound. */
+    boundPool: Option[(String, Int)] = None):
+
+  /**
+   * The configuration's Little's-law bound, when the scenario states its work time: clients / work, and a pool's
+   * threads / work when one holds each request. A benchmark reports its ratio to it; the diagnosis never reads it.
+   */
+  def bound: Option[Bound] =
+    Option.when(workSeconds > 0)(LittlesLaw.bound(LittlesLaw.clients(load.concurrency, workSeconds) +:
+      boundPool.toSeq.map((name, threads) => LittlesLaw.pool(name, threads, workSeconds))))
 
 object Scenario:
   /** Every key a scenario file may have; anything else is a mistake and is refused with its name. */
@@ -60,7 +73,8 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets", "expect.resource", "expect.status-class")
+    "attempts", "target", "targets", "expect.resource", "expect.status-class", "service.heap", "bound.pool",
+    "bound.threads")
 
   /** Reads a scenario file; `short` shortens the load for the demo (the seeds' own durations otherwise). */
   def load(file: Path, short: Boolean = false): Either[String, Scenario] =
@@ -112,7 +126,13 @@ object Scenario:
         opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
           s"expect.status-class must be one of 1xx..5xx, was '$c'"),
         Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
-          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"))
+          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"),
+        opt("service.heap").filterNot(_.matches("[1-9][0-9]*[kmgKMG]")).map(h =>
+          s"service.heap must be a size like 400m or 2g (the JVM's -Xmx), was '$h'"),
+        Option.when(c.hasPath("bound.pool") != c.hasPath("bound.threads"))("bound.pool and bound.threads go together"),
+        Option.when(c.hasPath("bound.threads") && int("bound.threads", 1) < 1)("bound.threads must be at least 1"),
+        Option.when(c.hasPath("bound.pool") && !c.hasPath("work-seconds"))(
+          "bound.pool needs work-seconds (the time a request holds a thread)"))
       checks.flatten.headOption.map(e => Left(s"$file: $e")).getOrElse(Right(Scenario(
         name = opt("name").getOrElse(file.getFileName.toString.stripSuffix(".conf")),
         title = opt("title").getOrElse(""),
@@ -133,7 +153,10 @@ object Scenario:
         source = file,
         targets = targets,
         expectedClass = opt("expect.status-class").getOrElse("2xx"),
-        expectedResource = opt("expect.resource"))))
+        expectedResource = opt("expect.resource"),
+        heap = opt("service.heap"),
+        boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
+          yield (p, t))))
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

@@ -57,6 +57,8 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("--set", "bulkhead.no.such.key=1") -> "bulkhead.no.such.key",
     Seq("--set", "novalue") -> "--set",
     Seq("--set", "bulkhead.service.server.idle-timeout=forever") -> "idle-timeout",
+    Seq("--set", "bulkhead.service.server.fast-path=maybe") -> "fast-path",
+    Seq("--set", "bulkhead.service.metrics.per-request=sometimes") -> "per-request",
     Seq("--config", "/no/such/file.conf") -> "/no/such/file.conf")
 
   "The service" should "refuse every bad flag or value with a message naming it" in {
@@ -112,7 +114,12 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("faults", "--fast") -> "--fast",
     Seq("faults", "--soap-modes", "turbo") -> "turbo",
     Seq("demo", "--quick") -> "--quick",
-    Seq("bench", "teleport") -> "teleport")
+    Seq("bench", "teleport") -> "teleport",
+    Seq("bench", "hello", "--rounds", "0") -> "--rounds",
+    Seq("bench", "ab", "--connections", "0") -> "--connections",
+    Seq("bench", "report") -> "bench report needs the directory",
+    Seq("bench", "report", "/no/such/bench") -> "/no/such/bench",
+    Seq("bench", "hello", "/tmp") -> "bench hello takes no directory")
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))

@@ -38,6 +38,31 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     Scenario.load(f).left.toOption.get should include("load.path must start with /")
   }
 
+  it should "give the Little's-law bound of its work time: clients, and the pool that holds each request" in {
+    val f = Files.createTempFile("bound", ".conf")
+    Files.writeString(f, "load { path = \"/work/pool\", connections = 100 }\nwork-seconds = 0.5\n" +
+      "bound { pool = \"blocking-pool\", threads = 10 }\n")
+    val pooled = Scenario.load(f).fold(e => fail(e), identity).bound.get
+    pooled.perSecond shouldBe 20.0 +- 1e-9
+    pooled.what should include("blocking-pool: 10 threads")
+    Files.writeString(f, "load { path = \"/work/async\", connections = 100 }\nwork-seconds = 0.5\n")
+    Scenario.load(f).fold(e => fail(e), identity).bound.get.perSecond shouldBe 200.0 +- 1e-9
+    Files.writeString(f, "load { path = \"/hello\" }\n")
+    Scenario.load(f).fold(e => fail(e), identity).bound shouldBe None
+  }
+
+  it should "refuse a bad heap or a pool bound without its threads or work time, naming them" in {
+    val f = Files.createTempFile("bad", ".conf")
+    Files.writeString(f, "service.heap = \"lots\"\n")
+    Scenario.load(f).left.toOption.get should include("service.heap must be a size like 400m or 2g")
+    Files.writeString(f, "work-seconds = 1\nbound.pool = \"p\"\n")
+    Scenario.load(f).left.toOption.get should include("bound.pool and bound.threads go together")
+    Files.writeString(f, "bound { pool = \"p\", threads = 3 }\n")
+    Scenario.load(f).left.toOption.get should include("bound.pool needs work-seconds")
+    Files.writeString(f, "service.heap = \"400m\"\n")
+    Scenario.load(f).fold(e => fail(e), identity).heap shouldBe Some("400m")
+  }
+
   it should "say which file is missing" in {
     Scenario.files(Seq("no/such/dir")) shouldBe Left("no such scenario file or directory: no/such/dir")
   }

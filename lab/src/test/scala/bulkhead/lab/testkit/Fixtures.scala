@@ -1,6 +1,7 @@
 package bulkhead.lab.testkit
 
 import bulkhead.lab.process.{Launch, Target}
+import bulkhead.lab.record.{RecordJson, RunRecord}
 
 import java.nio.file.{Files, Path}
 import scala.io.Source
@@ -9,6 +10,13 @@ import scala.util.Using
 /** Recorded real outputs (wrk runs, thread dumps) and the launch of the real service built by this reactor. */
 object Fixtures:
   def text(name: String): String = Using.resource(Source.fromResource(s"fixtures/$name"))(_.mkString)
+
+  /** A directory of recorded runs (fixtures/records/<name>: result.json files as a benchmark wrote them). */
+  def recordsDir(name: String): Path = Path.of(getClass.getResource(s"/fixtures/records/$name").toURI)
+
+  /** The runs of fixtures/records/<name>, read as the lab reads them. */
+  def records(name: String): Seq[RunRecord] =
+    RecordJson.readAll(recordsDir(name)).fold(e => throw IllegalStateException(e), identity)
 
   private def classpath(module: String): String =
     val dir = Path.of("..", module).toAbsolutePath.normalize

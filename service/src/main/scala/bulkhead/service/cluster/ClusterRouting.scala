@@ -1,5 +1,6 @@
 package bulkhead.service.cluster
 
+import bulkhead.service.config.ClusterSettings
 import bulkhead.service.enrichment.{CustomerRouting, CustomerRoutee}
 import io.micrometer.core.instrument.MeterRegistry
 import org.apache.pekko.actor.typed.receptionist.{Receptionist, ServiceKey}

@@ -1,5 +1,6 @@
 package bulkhead.service.config
 
+import bulkhead.service.dispatch.WorkQueueSettings
 import com.typesafe.config.Config
 
 import scala.concurrent.duration.*
@@ -8,18 +9,15 @@ import scala.concurrent.duration.*
 enum SoapMode(val key: String):
   /** Pekko HTTP client: no thread is held while the third party thinks. */
   case NonBlocking extends SoapMode("non-blocking")
-  /** A blocking HTTP client on a bounded work queue (seed 004's CXF `default-workqueue`, 5..25 threads). */
+  /** A blocking HTTP client on a bounded work queue of 5..25 threads, as CXF's `default-workqueue` runs one. */
   case Blocking extends SoapMode("blocking")
   /** The same blocking client, each call on its own virtual thread (JDK 21+). */
   case Virtual extends SoapMode("virtual")
 
-/** Whether routees share one Redis connection or each has its own (seed 004: 20 routees, 20 connections). */
+/** Whether routees share one Redis connection or each has its own (20 routees, 20 connections, as first measured). */
 enum RedisConnections(val key: String):
   case PerRoutee extends RedisConnections("per-routee")
   case Shared extends RedisConnections("shared")
-
-/** The blocking SOAP client's work queue: threads between core and max, then a bounded queue, then refusal. */
-final case class WorkQueueSettings(core: Int, max: Int, queue: Int, keepAlive: FiniteDuration)
 
 /** Pekko's circuit breaker around the third party. */
 final case class BreakerSettings(maxFailures: Int, callTimeout: FiniteDuration, resetTimeout: FiniteDuration)
@@ -39,7 +37,7 @@ final case class SoapSettings(
 final case class RedisSettings(uri: String, password: Option[Secret], connections: RedisConnections,
     timeout: FiniteDuration, reconnectMaxDelay: FiniteDuration)
 
-/** The REST -> SOAP -> Redis pipeline of seed 004. */
+/** The REST -> SOAP -> Redis pipeline: a third party of about 1 s latency, then a Redis profile, merged. */
 final case class EnrichmentSettings(
     routees: Int,
     maxInFlight: Int,
@@ -51,11 +49,15 @@ object EnrichmentSettings:
   /** The environment variable that may hold the Redis password (when no password file is configured). */
   val RedisPasswordVariable = "BULKHEAD_REDIS_PASSWORD"
 
-  def apply(config: Config, env: Map[String, String] = sys.env): EnrichmentSettings =
-    val r = SettingsReader(config)
+  def apply(config: Config, env: Map[String, String] = sys.env): EnrichmentSettings = read(SettingsReader(config), env)
+
+  /**
+   * Reads and validates with the reader of the whole service, so that the first bad key stops the start; the Redis
+   * password comes from `password-file` or `env`.
+   */
+  private[config] def read(r: SettingsReader, env: Map[String, String]): EnrichmentSettings =
     val e = "bulkhead.enrichment"
-    val soapMode = r.oneOf(s"$e.soap.mode", SoapMode.values.map(_.key).toSet)
-    val redisConnections = r.oneOf(s"$e.redis.connections", RedisConnections.values.map(_.key).toSet)
+    val cb = s"$e.soap.circuit-breaker"
     val wq = WorkQueueSettings(
       core = r.int(s"$e.soap.work-queue.core", 0, 10_000),
       max = r.int(s"$e.soap.work-queue.max", 1, 10_000),
@@ -78,26 +80,21 @@ object EnrichmentSettings:
         r.check(s"$e.redis.password-file", read.isSuccess, s"cannot read $passwordFile")
         read.toOption.filter(_.nonEmpty).map(Secret(_))
       else env.get(RedisPasswordVariable).filter(_.nonEmpty).map(Secret(_))
+    val redis = RedisSettings(uri, password, r.oneOf(s"$e.redis.connections", RedisConnections.values.toSeq)(_.key),
+      r.duration(s"$e.redis.timeout", 1.millis), r.duration(s"$e.redis.reconnect-max-delay", 10.millis))
     EnrichmentSettings(
       routees = r.int(s"$e.routees", 1, 10_000),
       maxInFlight = r.int(s"$e.max-in-flight", 1, 1_000_000),
       retryAfter = r.duration(s"$e.retry-after", 1.second),
       soap = SoapSettings(
         endpoint = endpoint,
-        mode = SoapMode.values.find(_.key == soapMode).get,
+        mode = r.oneOf(s"$e.soap.mode", SoapMode.values.toSeq)(_.key),
         requestTimeout = r.duration(s"$e.soap.request-timeout", 1.millis),
         connectTimeout = r.duration(s"$e.soap.connect-timeout", 1.millis),
         connectionIdleTimeout = r.duration(s"$e.soap.connection-idle-timeout", 1.second),
         maxConnections = r.int(s"$e.soap.max-connections", 1, 100_000),
         maxResponseBytes = r.int(s"$e.soap.max-response-bytes", 256, 64 * 1024 * 1024),
         workQueue = wq,
-        breaker = BreakerSettings(
-          maxFailures = r.int(s"$e.soap.circuit-breaker.max-failures", 1),
-          callTimeout = r.duration(s"$e.soap.circuit-breaker.call-timeout", 1.millis),
-          resetTimeout = r.duration(s"$e.soap.circuit-breaker.reset-timeout", 1.millis))),
-      redis = RedisSettings(
-        uri = uri,
-        password = password,
-        connections = RedisConnections.values.find(_.key == redisConnections).get,
-        timeout = r.duration(s"$e.redis.timeout", 1.millis),
-        reconnectMaxDelay = r.duration(s"$e.redis.reconnect-max-delay", 10.millis)))
+        breaker = BreakerSettings(r.int(s"$cb.max-failures", 1), r.duration(s"$cb.call-timeout", 1.millis),
+          r.duration(s"$cb.reset-timeout", 1.millis))),
+      redis = redis)

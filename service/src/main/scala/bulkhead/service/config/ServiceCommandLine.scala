@@ -12,45 +12,46 @@ object ServiceCommandLine:
       seedNodes: Vector[String] = Vector.empty):
     def set(key: String, value: Any): Options = copy(overrides = overrides :+ (key -> value.toString))
 
+  /** Flags that set one configuration key each: the flag, the key, what it sets. */
+  private val keyFlags: Seq[(String, String, String)] =
+    val fj = "pekko.actor.default-dispatcher.fork-join-executor"
+    val metricsPortHelp = "serve /metrics on its own listener (0 = any free port; default -1: on the service's listener)"
+    Seq(
+      ("host", "bulkhead.service.host", "interface to bind"),
+      ("port-file", "bulkhead.service.port-file", "write the bound port to this file when ready"),
+      ("metrics-host", "bulkhead.service.metrics.host", "interface of the /metrics listener (with --metrics-port)"),
+      ("metrics-port", "bulkhead.service.metrics.port", metricsPortHelp),
+      ("max-connections", "bulkhead.service.server.max-connections", "connections served at once"),
+      ("backlog", "bulkhead.service.server.backlog", "listen backlog"),
+      ("blocking-pool-size", "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size",
+        "threads of the blocking pool"),
+      ("parallelism-factor", s"$fj.parallelism-factor", "default dispatcher threads per core"),
+      ("parallelism-min", s"$fj.parallelism-min", "default dispatcher minimum threads"),
+      ("parallelism-max", s"$fj.parallelism-max", "default dispatcher maximum threads"),
+      ("routees", "bulkhead.enrichment.routees", "routees of the enrichment router"),
+      ("max-in-flight", "bulkhead.enrichment.max-in-flight", "enrichment requests in flight before shedding"),
+      ("soap-endpoint", "bulkhead.enrichment.soap.endpoint", "the third party's SOAP URL"),
+      ("soap-mode", "bulkhead.enrichment.soap.mode", "non-blocking | blocking | virtual"),
+      ("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI, without a password (see --redis-password-file)"),
+      ("redis-password-file", "bulkhead.enrichment.redis.password-file",
+        s"a file holding the Redis password (else the environment variable ${EnrichmentSettings.RedisPasswordVariable})"),
+      ("redis-connections", "bulkhead.enrichment.redis.connections", "per-routee | shared"))
+
   private val builder = OParser.builder[Options]
   private val parser =
     import builder.*
     def key(flag: String, configKey: String, text: String) =
       opt[String](flag).valueName("<value>").text(s"$text ($configKey)").action((v, o) => o.set(configKey, v))
-    val fj = "pekko.actor.default-dispatcher.fork-join-executor"
-    OParser.sequence(
-      programName("bulkhead serve"),
-      head("bulkhead service: Pekko HTTP with named, tunable pools"),
-      opt[Int]("port").valueName("<port>").text("TCP port, 0 for any free port (bulkhead.service.port)")
-        .validate(p => if p >= 0 && p <= 65535 then success else failure(s"--port must be 0..65535, was $p"))
-        .action((v, o) => o.set("bulkhead.service.port", v)),
-      key("host", "bulkhead.service.host", "interface to bind"),
-      key("port-file", "bulkhead.service.port-file", "write the bound port to this file when ready"),
-      key("metrics-host", "bulkhead.service.metrics.host", "interface of the /metrics listener (with --metrics-port)"),
-      key("metrics-port", "bulkhead.service.metrics.port",
-        "serve /metrics on its own listener (0 = any free port; default -1: on the service's listener)"),
-      key("max-connections", "bulkhead.service.server.max-connections", "connections served at once"),
-      key("backlog", "bulkhead.service.server.backlog", "listen backlog"),
-      key("blocking-pool-size", "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size",
-        "threads of the blocking pool"),
-      key("parallelism-factor", s"$fj.parallelism-factor", "default dispatcher threads per core"),
-      key("parallelism-min", s"$fj.parallelism-min", "default dispatcher minimum threads"),
-      key("parallelism-max", s"$fj.parallelism-max", "default dispatcher maximum threads"),
+    val port = opt[Int]("port").valueName("<port>").text("TCP port, 0 for any free port (bulkhead.service.port)")
+      .validate(p => if p >= 0 && p <= 65535 then success else failure(s"--port must be 0..65535, was $p"))
+      .action((v, o) => o.set("bulkhead.service.port", v))
+    val others = Seq(
       opt[Unit]("allow-default-dispatcher-work").text("run /work/default, which blocks the threads that serve " +
-        "every request (the seeds' anti-pattern; refused with 403 otherwise) " +
-        "(bulkhead.service.work.allow-default-dispatcher)")
+          "every request (the seeds' anti-pattern; refused with 403 otherwise) " +
+          "(bulkhead.service.work.allow-default-dispatcher)")
         .action((_, o) => o.set("bulkhead.service.work.allow-default-dispatcher", true)),
-      key("routees", "bulkhead.enrichment.routees", "routees of the enrichment router"),
-      key("max-in-flight", "bulkhead.enrichment.max-in-flight", "enrichment requests in flight before shedding"),
-      key("soap-endpoint", "bulkhead.enrichment.soap.endpoint", "the third party's SOAP URL"),
-      key("soap-mode", "bulkhead.enrichment.soap.mode", "non-blocking | blocking | virtual"),
-      key("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI, without a password (see --redis-password-file)"),
-      key("redis-password-file", "bulkhead.enrichment.redis.password-file",
-        "a file holding the Redis password (else the environment variable " +
-          s"${EnrichmentSettings.RedisPasswordVariable})"),
       opt[Unit]("expose-metrics").text("serve /metrics on a non-loopback --host (bulkhead.service.metrics.expose)")
         .action((_, o) => o.set("bulkhead.service.metrics.expose", true)),
-      key("redis-connections", "bulkhead.enrichment.redis.connections", "per-routee | shared"),
       key("cluster-port", "bulkhead.cluster.port",
         "join a Pekko Cluster: this node's Artery (remoting) port, 0 for any free one; default -1: a single node"),
       key("cluster-host", "bulkhead.cluster.host", "the address other nodes reach this node at (default 127.0.0.1)"),
@@ -69,6 +70,8 @@ object ServiceCommandLine:
           o.set(kv.take(i).trim, kv.drop(i + 1).trim)
         },
       help("help").text("print this help"))
+    OParser.sequence(programName("bulkhead serve"),
+      (head("bulkhead service: Pekko HTTP with named, tunable pools") +: port +: keyFlags.map(key.tupled)) ++ others*)
 
   /**
    * The configuration the flags describe. `Left` carries what to print: scopt has already printed its own errors

@@ -1,6 +1,5 @@
 package bulkhead.service.config
 
-import bulkhead.service.cluster.ClusterSettings
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.Config
 
@@ -15,22 +14,20 @@ final case class ServerSettings(
     requestHeadTimeout: FiniteDuration,
     requestTimeout: FiniteDuration,
     pipeliningLimit: Int,
-    listeners: Int)
+    listeners: Int,
+    /** /hello and /work/{mode} answered outside the routing tree. */
+    fastPath: Boolean)
 
 /** Requests of each `/work/{mode}` in flight at once, above which the service answers 503 at once. */
 final case class WorkLimits(default: Int, pool: Int, virtual: Int, async: Int)
 
 /** Bounds of the `/work/{mode}` routes. */
 final case class WorkSettings(defaultMs: Int, maxMs: Int, allowDefaultDispatcher: Boolean, limits: WorkLimits,
-    retryAfter: FiniteDuration):
-  def maxInFlight(mode: bulkhead.service.work.WorkMode): Int = mode match
-    case bulkhead.service.work.WorkMode.Default => limits.default
-    case bulkhead.service.work.WorkMode.Pool => limits.pool
-    case bulkhead.service.work.WorkMode.Virtual => limits.virtual
-    case bulkhead.service.work.WorkMode.Async => limits.async
+    retryAfter: FiniteDuration)
 
 /** The pool sizes that bound throughput, read here so that a bad size stops the start with its key named. */
-final case class PoolSettings(blockingPoolSize: Int, blockingQueueSize: Int, defaultParallelismFactor: Double, defaultParallelismMin: Int,
+final case class PoolSettings(blockingPoolSize: Int, blockingQueueSize: Int, defaultParallelismFactor: Double,
+    defaultParallelismMin: Int,
     defaultParallelismMax: Int)
 
 /** Where /metrics is served: on the service's listener, or on its own (e.g. loopback only, or a management network). */
@@ -44,6 +41,8 @@ final case class ServiceSettings(
     port: Int,
     portFile: Option[String],
     metrics: MetricsListener,
+    /** Every answered request counted and timed in /metrics. */
+    requestMeters: Boolean,
     server: ServerSettings,
     shutdownDeadline: FiniteDuration,
     retryAfter: FiniteDuration,
@@ -69,7 +68,8 @@ object ServiceSettings:
       requestHeadTimeout = r.duration(s"$s.server.request-head-timeout", 100.millis),
       requestTimeout = r.duration(s"$s.server.request-timeout", 100.millis),
       pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
-      listeners = r.int(s"$s.server.listeners", 1, 64))
+      listeners = r.int(s"$s.server.listeners", 1, 64),
+      fastPath = r.boolean(s"$s.server.fast-path"))
     val w = s"$s.work"
     val work = WorkSettings(
       defaultMs = r.int(s"$w.default-ms", 0, 3_600_000),
@@ -111,12 +111,13 @@ object ServiceSettings:
       port = r.int(s"$s.port", 0, 65535),
       portFile = Option(portFile).filter(_.nonEmpty),
       metrics = metrics,
+      requestMeters = r.boolean(s"$s.metrics.per-request"),
       server = server,
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
       retryAfter = work.retryAfter,
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings(config, env),
+      enrichment = EnrichmentSettings.read(r, env),
       cluster = ClusterSettings(config))
 
   /** True when every address the host name resolves to is a loopback address. */

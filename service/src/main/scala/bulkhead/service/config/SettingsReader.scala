@@ -29,10 +29,11 @@ final class SettingsReader(config: Config):
     check(key, v.trim.nonEmpty, "must not be empty")
     v
 
-  def oneOf(key: String, allowed: Set[String]): String =
+  /** The choice whose `name` is the key's value, e.g. an enum case by its configuration key. */
+  def oneOf[A](key: String, choices: Seq[A])(name: A => String): A =
     val v = config.getString(key)
-    check(key, allowed(v), s"must be one of ${allowed.toSeq.sorted.mkString(", ")}, was '$v'")
-    v
+    choices.find(name(_) == v).getOrElse(
+      throw new ConfigException.BadValue(key, s"must be one of ${choices.map(name).sorted.mkString(", ")}, was '$v'"))
 
   def boolean(key: String): Boolean = config.getBoolean(key)
 

@@ -17,7 +17,7 @@ object Pools:
   val Blocking: PoolName = PoolName("bulkhead.dispatch.blocking-pool")
   /** Virtual threads (JDK 21+) for blocking work. */
   val Virtual: PoolName = PoolName("bulkhead.dispatch.virtual-pool")
-  /** The bounded work queue of the blocking SOAP client (seed 004's CXF `default-workqueue`). */
+  /** The bounded work queue of the blocking SOAP client (what CXF calls its `default-workqueue`). */
   val SoapWorkQueue: PoolName = PoolName("bulkhead.soap.work-queue")
   /**
    * The JDK HTTP client's own threads under the blocking SOAP client (it delivers answers on them). Fixed and named:

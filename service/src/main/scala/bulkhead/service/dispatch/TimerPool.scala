@@ -1,7 +1,6 @@
 package bulkhead.service.dispatch
 
-import java.util.concurrent.{ScheduledThreadPoolExecutor, ThreadFactory, TimeUnit}
-import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.{ScheduledThreadPoolExecutor, TimeUnit}
 import scala.concurrent.{Future, Promise}
 import scala.concurrent.duration.FiniteDuration
 
@@ -11,12 +10,7 @@ import scala.concurrent.duration.FiniteDuration
  * within a fraction of a millisecond, so latency, and with it Little's-law throughput, stays at the work's own.
  */
 final class TimerPool(pool: PoolName):
-  private val counter = AtomicInteger()
-  private val threads: ThreadFactory = task =>
-    val t = Thread(task, s"${pool.configPath}-${counter.incrementAndGet()}")
-    t.setDaemon(true)
-    t
-  private val executor = ScheduledThreadPoolExecutor(1, threads)
+  private val executor = ScheduledThreadPoolExecutor(1, NamedThreads(pool.configPath))
   executor.setRemoveOnCancelPolicy(true)
 
   def after[A](delay: FiniteDuration)(value: => A): Future[A] = cancellableAfter(delay)(value)._1

@@ -1,29 +1,22 @@
 package bulkhead.service.dispatch
 
-import bulkhead.service.config.WorkQueueSettings
-
 import java.util.concurrent.*
-import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * A bounded pool that grows from `core` to `max` threads before it queues, then queues up to `queue` tasks, then
- * refuses: the behaviour of CXF's `AutomaticWorkQueueImpl` (seed 004's `default-workqueue`, 5..25 threads). A plain
- * ThreadPoolExecutor queues first and grows only when the queue is full, which would cap seed 004 at 5 calls at once.
+ * refuses: the behaviour of CXF's `AutomaticWorkQueueImpl`, the work queue (5..25 threads) that capped the original
+ * blocking SOAP client at 25 calls at once. A plain ThreadPoolExecutor queues first and grows only when the queue is
+ * full, which would run such a client 5 calls at a time.
  */
 object WorkQueuePool:
 
   def apply(pool: PoolName, settings: WorkQueueSettings): ThreadPoolExecutor =
     val queue = GrowFirstQueue(settings.queue.max(1))
-    val counter = AtomicInteger()
-    val threads: ThreadFactory = task =>
-      val t = Thread(task, s"${pool.configPath}-${counter.incrementAndGet()}")
-      t.setDaemon(true)
-      t
     val refuse: RejectedExecutionHandler = (task, executor) =>
       if executor.isShutdown || !queue.offerQueued(task, settings.queue) then
         throw RejectedExecutionException(s"${pool.configPath} is full")
     val executor = ThreadPoolExecutor(settings.core, settings.max, settings.keepAlive.toMillis, TimeUnit.MILLISECONDS,
-      queue, threads, refuse)
+      queue, NamedThreads(pool.configPath), refuse)
     queue.executor = executor
     executor
 

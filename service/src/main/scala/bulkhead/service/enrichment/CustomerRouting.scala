@@ -10,7 +10,7 @@ trait CustomerRouting:
       ActorSystem[?]): ActorRef[CustomerRoutee.Command]
 
 object CustomerRouting:
-  /** One JVM: a pool router whose routees are its children (seed 004's router). */
+  /** One JVM: a pool router whose routees are its children. */
   object Local extends CustomerRouting:
     def start(routees: Int, routee: Behavior[CustomerRoutee.Command])(using
         system: ActorSystem[?]): ActorRef[CustomerRoutee.Command] =

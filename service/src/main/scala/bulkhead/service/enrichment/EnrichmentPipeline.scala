@@ -1,8 +1,6 @@
 package bulkhead.service.enrichment
 
 import bulkhead.service.config.EnrichmentSettings
-import bulkhead.service.redis.ProfileStores
-import bulkhead.service.soap.SoapClient
 import org.apache.pekko.actor.typed.scaladsl.AskPattern.*
 import org.apache.pekko.actor.typed.scaladsl.Behaviors
 import org.apache.pekko.actor.typed.{ActorRef, ActorSystem, SupervisorStrategy}

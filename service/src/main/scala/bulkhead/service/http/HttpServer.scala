@@ -1,6 +1,7 @@
 package bulkhead.service.http
 
 import bulkhead.service.config.ServiceSettings
+import bulkhead.service.http.internal.ReusePort
 import bulkhead.service.metrics.OpenConnections
 import bulkhead.service.work.CancellationSignal
 import org.apache.pekko.Done
@@ -38,7 +39,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
   private val classic = system.classicSystem
   private given Materializer = Materializer.matFromSystem(system)
   private given ExecutionContext = system.executionContext
-  private val listeners = if ReusePort.supported then s.listeners else 1
+  private val listeners = HttpServer.listenersFor(s.listeners)
   private val base = PekkoServerSettings(classic)
   // Pekko's own request timeout is off: the connection answers timeouts itself (see `withDeadline`).
   private val pekkoSettings = base.withPipeliningLimit(s.pipeliningLimit).withTimeouts(
@@ -143,6 +144,9 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
       }
 
 object HttpServer:
+
+  /** The listeners the server opens when `requested` are configured: one where the OS has no SO_REUSEPORT. */
+  def listenersFor(requested: Int): Int = if ReusePort.supported then requested else 1
 
   /** Binds every listener: the first fixes the port (0 = any free one), the others join it. */
   def bind(settings: ServiceSettings, route: Route,

@@ -2,8 +2,7 @@ package bulkhead.service.http
 
 import bulkhead.service.metrics.ServiceMetrics
 import bulkhead.service.work.{Cancellation, WorkAbandoned, WorkDone, WorkMode, WorkRefusal, WorkRunner}
-import com.github.plokhotnyuk.jsoniter_scala.core.{JsonValueCodec, writeToArray}
-import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
+import com.github.plokhotnyuk.jsoniter_scala.core.writeToArray
 import org.apache.pekko.event.LoggingAdapter
 import org.apache.pekko.http.scaladsl.model.*
 import org.apache.pekko.http.scaladsl.model.headers.`Retry-After`
@@ -11,14 +10,14 @@ import org.apache.pekko.http.scaladsl.model.headers.`Retry-After`
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.{Failure, Success}
 
+import JsonCodecs.given
+
 /**
  * `GET /work/{mode}?ms=`: the answer as a function of the path segment and the raw `ms`, timed into /metrics. Used by
  * the routing tree and by the fast path that skips it (the work routes are the lab's hottest after /hello). The work
  * stops when `cancellation` fires (its request was abandoned).
  */
 final class WorkEndpoint(work: WorkRunner, metrics: ServiceMetrics, defaultMs: Int, log: LoggingAdapter):
-  private given JsonValueCodec[WorkDone] = JsonCodecMaker.make
-
   def respond(modeKey: String, rawMs: Option[String], cancellation: Cancellation): Future[HttpResponse] =
     val start = System.nanoTime()
     val answer = WorkMode.parse(modeKey).flatMap(mode => WorkMode.parseMillis(rawMs, defaultMs).map(mode -> _)) match

@@ -1,15 +1,16 @@
 package bulkhead.service.redis
 
 import bulkhead.service.config.{RedisConnections, RedisSettings}
-import bulkhead.service.enrichment.LoyaltyProfile
+import bulkhead.service.dispatch.NamedThreads
+import bulkhead.service.enrichment.{LoyaltyProfile, ProfileStore, ProfileStores, ProfileUnavailable}
 import io.lettuce.core.api.StatefulRedisConnection
 import io.lettuce.core.codec.StringCodec
 import io.lettuce.core.resource.{ClientResources, Delay, ThreadFactoryProvider}
 import io.lettuce.core.{ClientOptions, RedisClient, RedisURI, TimeoutOptions}
 
 import java.time.Duration
-import java.util.concurrent.atomic.{AtomicInteger, AtomicLong, AtomicReference}
-import java.util.concurrent.{ThreadFactory, TimeUnit}
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.{AtomicLong, AtomicReference}
 import scala.concurrent.{ExecutionContext, Future}
 import scala.jdk.CollectionConverters.*
 import scala.jdk.FutureConverters.*
@@ -28,7 +29,7 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
     .computationThreadPoolSize(2)
     .threadFactoryProvider(LettuceProfileStores.namedThreads)
     // Lettuce's default backoff grows to 30 s: after a 10 s Redis outage the next attempt could be 8 s away, so
-    // answers stayed degraded long after Redis was back (seen in the fault matrix). Capped at reconnect-max-delay.
+    // answers would stay degraded for seconds after Redis is back. Capped at reconnect-max-delay.
     .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(settings.reconnectMaxDelay.toMillis),
       2, TimeUnit.MILLISECONDS))
     .build()
@@ -91,13 +92,7 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
     def close(): Unit = connection.getAndSet(None).foreach(_.close())
 
 object LettuceProfileStores:
-  private val namedThreads: ThreadFactoryProvider = poolName =>
-    val counter = AtomicInteger()
-    val factory: ThreadFactory = task =>
-      val t = Thread(task, s"bulkhead.redis.$poolName-${counter.incrementAndGet()}")
-      t.setDaemon(true)
-      t
-    factory
+  private val namedThreads: ThreadFactoryProvider = poolName => NamedThreads(s"bulkhead.redis.$poolName")
 
   /** A hash with the three fields is a profile; an empty hash is a customer without one. */
   def read(fields: Map[String, String]): Option[LoyaltyProfile] =

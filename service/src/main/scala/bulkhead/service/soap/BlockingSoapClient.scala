@@ -2,7 +2,7 @@ package bulkhead.service.soap
 
 import bulkhead.service.config.SoapSettings
 import bulkhead.service.dispatch.Pools
-import bulkhead.service.enrichment.ThirdPartyCustomer
+import bulkhead.service.enrichment.{SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 
 import java.io.IOException
 import java.net.URI
@@ -15,13 +15,14 @@ import scala.util.Using
 import scala.util.control.NonFatal
 
 /**
- * A blocking SOAP client, as legacy SOAP stacks are (seed 004's Camel CXF): each call holds its thread until the third
- * party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full queue refuses at once.
- * A call's `request-timeout` runs from the moment it is asked for, queue included: at the deadline its caller gets
- * the timeout at once; a call still queued then is dropped when its turn comes (no thread spends time on an answer
- * nobody waits for: after a failure of the third party, calls queued long before would otherwise hold the threads
- * past its recovery), and a call in progress has its answer's body closed, which ends the read (the JDK client's own
- * timeout ends when the headers arrive, and an interrupt does not wake a thread reading a trickled body).
+ * A blocking SOAP client, as legacy SOAP stacks are (Camel CXF in the experiment this reproduces): each call holds its
+ * thread until the third party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full
+ * queue refuses at once. A call's `request-timeout` runs from the moment it is asked for, queue included: at the
+ * deadline its caller gets the timeout at once; a call still queued then is dropped when its turn comes (no thread
+ * spends time on an answer nobody waits for: after a failure of the third party, calls queued long before would
+ * otherwise hold the threads past its recovery), and a call in progress has its answer's body closed, which ends the
+ * read (the JDK client's own timeout ends when the headers arrive, and an interrupt does not wake a thread reading a
+ * trickled body).
  */
 final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
     scheduler: Scheduler) extends SoapClient:

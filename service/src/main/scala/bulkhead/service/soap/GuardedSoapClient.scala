@@ -1,34 +1,30 @@
 package bulkhead.service.soap
 
 import bulkhead.service.config.BreakerSettings
-import bulkhead.service.enrichment.ThirdPartyCustomer
+import bulkhead.service.enrichment.{BreakerState, CircuitState, SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.pattern.{CircuitBreaker, CircuitBreakerOpenException}
 
-import java.util.concurrent.atomic.AtomicInteger
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.{Success, Try}
 
 /** The third party behind Pekko's circuit breaker: after repeated failures, calls are refused at once (503). */
 final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings, retryAfterMillis: Long)(using
-    system: ActorSystem[?]) extends SoapClient:
+    system: ActorSystem[?]) extends SoapClient with BreakerState:
   private given ExecutionContext = system.executionContext
 
-  /** 0 closed, 1 half-open, 2 open: published in /metrics. */
-  val state: AtomicInteger = AtomicInteger(0)
-  /**
-   * Times the breaker opened, published in /metrics: with a 1 s reset-timeout the open state can begin and end
-   * between two scrapes of `state`, the count cannot be missed.
-   */
-  val openings: java.util.concurrent.atomic.AtomicLong = java.util.concurrent.atomic.AtomicLong()
+  @volatile private var current: CircuitState = CircuitState.Closed
+  def state: CircuitState = current
+  private val opened = java.util.concurrent.atomic.AtomicLong()
+  def openings: Long = opened.get
 
   private val breaker = CircuitBreaker(system.classicSystem.scheduler, settings.maxFailures, settings.callTimeout,
     settings.resetTimeout)
-    .onClose(state.set(0))
-    .onHalfOpen(state.set(1))
+    .onClose { current = CircuitState.Closed }
+    .onHalfOpen { current = CircuitState.HalfOpen }
     .onOpen {
-      state.set(2)
-      openings.incrementAndGet()
+      current = CircuitState.Open
+      opened.incrementAndGet()
       // Rare and decisive: every call is refused (503) from now until the reset timeout.
       system.classicSystem.log.warning("SOAP circuit breaker opened after {} consecutive failures; calls refused for {}",
         settings.maxFailures, settings.resetTimeout)

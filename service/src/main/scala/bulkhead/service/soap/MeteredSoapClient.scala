@@ -1,6 +1,6 @@
 package bulkhead.service.soap
 
-import bulkhead.service.enrichment.ThirdPartyCustomer
+import bulkhead.service.enrichment.{SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 import io.micrometer.core.instrument.{Gauge, MeterRegistry, Timer}
 
 import java.util.concurrent.TimeUnit

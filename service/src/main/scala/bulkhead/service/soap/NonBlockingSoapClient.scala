@@ -1,7 +1,7 @@
 package bulkhead.service.soap
 
 import bulkhead.service.config.SoapSettings
-import bulkhead.service.enrichment.ThirdPartyCustomer
+import bulkhead.service.enrichment.{SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.*

@@ -1,6 +1,6 @@
 package bulkhead.service.soap
 
-import bulkhead.service.enrichment.ThirdPartyCustomer
+import bulkhead.service.enrichment.{ThirdPartyCustomer, ThirdPartyFailure}
 
 import java.nio.charset.StandardCharsets
 import scala.xml.{Elem, Node}

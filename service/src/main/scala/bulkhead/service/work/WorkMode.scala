@@ -2,7 +2,7 @@ package bulkhead.service.work
 
 /** Where `/work/{mode}` spends its milliseconds. */
 enum WorkMode(val key: String):
-  /** Blocks a default-dispatcher thread: the seeds' anti-pattern, kept on purpose so it can be measured. */
+  /** Blocks a default-dispatcher thread: the anti-pattern the original experiments measured, kept on purpose. */
   case Default extends WorkMode("default")
   /** Blocks a thread of the dedicated blocking pool. */
   case Pool extends WorkMode("pool")

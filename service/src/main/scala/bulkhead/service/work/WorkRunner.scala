@@ -51,7 +51,11 @@ final class WorkRunner(system: ActorSystem[?], timer: TimerPool, settings: WorkS
 
   private def admit(mode: WorkMode)(work: (() => Unit) => Future[WorkDone]): Either[WorkRefusal, Future[WorkDone]] =
     val count = counts(mode)
-    val limit = settings.maxInFlight(mode)
+    val limit = mode match
+      case WorkMode.Default => settings.limits.default
+      case WorkMode.Pool => settings.limits.pool
+      case WorkMode.Virtual => settings.limits.virtual
+      case WorkMode.Async => settings.limits.async
     if count.incrementAndGet() > limit then
       count.decrementAndGet()
       Left(WorkRefusal.Busy(s"overloaded: $limit requests of /work/${mode.key} in flight " +

@@ -1,6 +1,5 @@
 package bulkhead.service.dispatch
 
-import bulkhead.service.config.WorkQueueSettings
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 

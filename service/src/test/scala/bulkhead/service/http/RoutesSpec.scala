@@ -44,24 +44,16 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
     }
   }
 
-  "GET /work/{mode}" should "run work on the dedicated blocking pool for mode pool" in {
-    Get("/work/pool?ms=1") ~> routes ~> check {
-      status shouldBe StatusCodes.OK
-      responseAs[String] should include("bulkhead.dispatch.blocking-pool")
-    }
-  }
-
-  it should "run work on the default dispatcher for mode default" in {
-    Get("/work/default?ms=1") ~> routes ~> check {
-      responseAs[String] should include("pekko.actor.default-dispatcher")
-    }
-  }
-
-  it should "complete on a timer without a pool thread for mode async" in {
-    Get("/work/async?ms=1") ~> routes ~> check {
-      status shouldBe StatusCodes.OK
-      responseAs[String] should include("\"thread\":\"timer\"")
-    }
+  "GET /work/{mode}" should "run work where its mode says: blocking pool, default dispatcher, or a timer" in {
+    val where = Seq("pool" -> "bulkhead.dispatch.blocking-pool", "default" -> "pekko.actor.default-dispatcher",
+      "async" -> "\"thread\":\"timer\"")
+    for (mode, thread) <- where do
+      Get(s"/work/$mode?ms=1") ~> routes ~> check {
+        withClue(mode) {
+          status shouldBe StatusCodes.OK
+          responseAs[String] should include(thread)
+        }
+      }
   }
 
   it should "run on a virtual thread on JDK 21+ and answer 501 on older JDKs" in {
@@ -119,6 +111,14 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
     Await.result(all.fastPath(HttpRequest(uri = "/work/turbo")), 5.seconds).status shouldBe StatusCodes.BadRequest
     metrics.registry.find("http.server.requests").tags("route", "work", "status", "400").timer().count() shouldBe
       counted + 1
+  }
+
+  it should "count /hello's fast path in http.server.requests like every route" in {
+    def hellos = Option(metrics.registry.find("http.server.requests").tags("route", "hello", "status", "200").timer())
+      .map(_.count()).getOrElse(0L)
+    val counted = hellos
+    (1 to 3).foreach(_ => Await.result(all.fastPath(HttpRequest(uri = "/hello")), 5.seconds).status shouldBe StatusCodes.OK)
+    hellos shouldBe counted + 3
   }
 
   "An unknown path or method" should "get a JSON error, not Pekko's plain text" in {

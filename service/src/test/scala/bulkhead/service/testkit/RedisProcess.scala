@@ -5,7 +5,7 @@ import java.nio.file.Files
 import scala.util.Using
 
 /** A real redis-server on a free loopback port, no persistence, stopped by its PID. */
-final class RedisProcess private (val port: Int, process: Process):
+final class RedisProcess private (val port: Int, process: Process, extra: Seq[String]):
   def uri: String = s"redis://127.0.0.1:$port"
   def pid: Long = process.pid()
 
@@ -16,6 +16,9 @@ final class RedisProcess private (val port: Int, process: Process):
     p.waitFor()
     out
 
+  /** A new redis-server on the same port with the same arguments, e.g. after `stop()`; empty (no persistence). */
+  def restart(): RedisProcess = RedisProcess.start(port, extra)
+
   def stop(): Unit =
     process.destroy()
     if !process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) then process.destroyForcibly().waitFor()
@@ -23,14 +26,17 @@ final class RedisProcess private (val port: Int, process: Process):
 object RedisProcess:
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 
-  /** Starts redis-server on `port` (a free one by default) and waits until it accepts connections. */
-  def start(port: Int = freePort()): RedisProcess =
+  /**
+   * Starts redis-server on `port` (a free one by default) and waits until it accepts connections. `extra` arguments
+   * come last and win, e.g. `--requirepass`, or `--port 0 --tls-port <port>` for TLS only.
+   */
+  def start(port: Int = freePort(), extra: Seq[String] = Nil): RedisProcess =
     val dir = Files.createTempDirectory("bulkhead-redis")
     val process =
       try
-        ProcessBuilder("redis-server", "--port", port.toString, "--bind", "127.0.0.1", "--save", "",
-          "--appendonly", "no", "--dir", dir.toString).redirectErrorStream(true)
-          .redirectOutput(dir.resolve("redis.log").toFile).start()
+        val command = Seq("redis-server", "--port", port.toString, "--bind", "127.0.0.1", "--save", "",
+          "--appendonly", "no", "--dir", dir.toString) ++ extra
+        ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile).start()
       catch
         case e: java.io.IOException =>
           throw IllegalStateException(
@@ -41,10 +47,12 @@ object RedisProcess:
         process.destroyForcibly()
         throw IllegalStateException(s"redis-server did not start on port $port; see $dir/redis.log")
       Thread.sleep(20)
-    RedisProcess(port, process)
+    RedisProcess(port, process, extra)
 
-  def withRedis[A](body: RedisProcess => A): A =
-    val redis = start()
+  def withRedis[A](body: RedisProcess => A): A = withRedis()(body)
+
+  def withRedis[A](extra: String*)(body: RedisProcess => A): A =
+    val redis = start(extra = extra)
     try body(redis)
     finally redis.stop()
 

@@ -2,8 +2,13 @@ package bulkhead.service.testkit
 
 import java.nio.file.{Files, Path}
 import java.util.concurrent.TimeUnit
+import scala.util.Try
 
-/** The real service in a JVM of its own (`bulkhead.service.Main` of this module's build), stopped or killed by PID. */
+/**
+ * The real service in a JVM of its own (`bulkhead.service.Main` of this module's build), stopped or killed by PID: for
+ * what only a separate process shows, such as everything it prints, JVM-wide settings like a trust store, or a
+ * cluster node dying.
+ */
 final class ServiceProcess private (val name: String, process: Process, val log: Path, portFile: Path):
   def pid: Long = process.pid()
   def isAlive: Boolean = process.isAlive
@@ -13,6 +18,9 @@ final class ServiceProcess private (val name: String, process: Process, val log:
     if Files.exists(portFile) then Files.readString(portFile).trim.toIntOption else None
 
   def url(path: String): String = s"http://127.0.0.1:${port.get}$path"
+
+  /** Everything the process has printed so far (stdout and stderr). */
+  def output: String = if Files.exists(log) then Files.readString(log) else ""
 
   /** SIGKILL: the node dies without a word to the cluster. */
   def kill(): Unit =
@@ -25,7 +33,7 @@ final class ServiceProcess private (val name: String, process: Process, val log:
     if !process.waitFor(15, TimeUnit.SECONDS) then kill()
 
   /** The end of its log, for a failure message. */
-  def logTail: String = if Files.exists(log) then Files.readString(log).takeRight(3000) else "(no log)"
+  def logTail: String = output.takeRight(3000)
 
 object ServiceProcess:
   /** This module's classes and runtime dependencies, as the build wrote them (maven-dependency-plugin, compile). */
@@ -33,17 +41,23 @@ object ServiceProcess:
     val target = Path.of("target").toAbsolutePath
     s"${target.resolve("classes")}:${Files.readString(target.resolve("runtime-classpath.txt")).trim}"
 
-  /** Starts `bulkhead.service.Main` with `args` (plus a free HTTP port and a port file); does not wait for it. */
-  def start(name: String, dir: Path, args: Seq[String]): ServiceProcess =
+  /**
+   * Starts `bulkhead.service.Main` with `args` (plus a free HTTP port and a port file) and JVM options before them;
+   * does not wait for it.
+   */
+  def start(name: String, dir: Path, args: Seq[String], jvmOptions: Seq[String] = Nil,
+      env: Map[String, String] = Map.empty): ServiceProcess =
     Files.createDirectories(dir)
     val portFile = dir.resolve(s"$name.port")
     val log = dir.resolve(s"$name.log")
     Files.deleteIfExists(portFile)
     val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
     // A small heap and C1 only: several of these JVMs start at once on a small machine.
-    val command = Seq(java, "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-cp", classpath,
-      "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
-    val process = ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(log.toFile).start()
+    val command = Seq(java, "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1") ++ jvmOptions ++ Seq("-cp",
+      classpath, "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
+    val builder = ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(log.toFile)
+    env.foreach((k, v) => builder.environment().put(k, v))
+    val process = builder.start()
     ServiceProcess(name, process, log, portFile)
 
   /** Waits until the service has written its port (its HTTP server is bound), at most `seconds`. */
@@ -55,3 +69,22 @@ object ServiceProcess:
         service.kill()
         throw IllegalStateException(s"${service.name} did not start in $seconds s:\n${service.logTail}")
       Thread.sleep(50)
+
+  /** Starts one service in a directory of its own (`env` added to its environment), waits until /health answers 200. */
+  def started(args: Seq[String], jvmOptions: Seq[String] = Nil, env: Map[String, String] = Map.empty)
+      : ServiceProcess =
+    val service = start("service", Files.createTempDirectory("bulkhead-service"), args, jvmOptions, env)
+    awaitReady(service)
+    if !HttpProbe.eventually(tries = 300, pauseMs = 100)(Try(HttpProbe.get(service.url("/health"), 5).status == 200)
+        .getOrElse(false))
+    then
+      service.kill()
+      throw IllegalStateException(s"${service.name} never answered /health:\n${service.logTail}")
+    service
+
+  /** A started service for `body`, always stopped after it. */
+  def withService[A](args: Seq[String], jvmOptions: Seq[String] = Nil, env: Map[String, String] = Map.empty)(
+      body: ServiceProcess => A): A =
+    val service = started(args, jvmOptions, env)
+    try body(service)
+    finally service.stop()

@@ -1,0 +1,236 @@
+package bulkhead.lab.report
+
+import bulkhead.lab.diagnose.{Diagnosis, Verdict}
+import bulkhead.lab.record.RunRecord
+import bulkhead.lab.run.{SuiteRun, Verification}
+
+import com.github.plokhotnyuk.jsoniter_scala.core.*
+import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
+
+import scala.io.Source
+import scala.util.Using
+
+/**
+ * The report as a page that opens from disk with no network: a card per scenario (measured against the bound, the
+ * verdict, the fix and its verification), the table of every run, then per run its charts on one time axis (answers
+ * by status, latency, clients and connections, CPU, each pool against its size), its latency distribution and its
+ * pools as a table. Charts are drawn in the page by uPlot (inlined, MIT) from the data embedded as JSON.
+ */
+final class HtmlReport(report: SuiteReport):
+  import HtmlReport.{*, given}
+
+  private def f1(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%,.1f"
+
+  def render: String =
+    val runs = report.results.map(r => r -> Diagnosis(r))
+    val verifications = Verification.pair(report.results)
+    val charts = runs.map((r, v) => chartsOf(r, v))
+    val data = Page(runs.zip(charts).map { case ((r, _), cs) =>
+      val t = Timeline(r)
+      RunData(Html.id(r.info.name), t.range._1, t.range._2, r.measuredFrom, r.measuredTo, cs.charts.map(ChartData.of))
+    })
+    val json = writeToString(data).replace("</", "<\\/")
+    val cards = runs.filterNot((r, _) => isRerun(r, report.results))
+      .map((r, v) => card(r, v, verifications.find(_.original == r)))
+    // Parts go in after stripMargin, which would eat the start of any of their lines that begins with a pipe.
+    val parts = Map(
+      "CSS" -> (resource("uPlot.min.css") + "\n" + resource("dashboard.css")),
+      "CARDS" -> cards.mkString("\n"),
+      "FAILURES" -> failures,
+      "RUNS" -> Html.table(report.header, report.rows),
+      "SIDE_BY_SIDE" -> sideBySide,
+      "SECTIONS" -> runs.zip(charts).map { case ((r, v), cs) => section(r, v, cs) }.mkString("\n"),
+      "MACHINE" -> environment,
+      "UPLOT" -> resource("uPlot.iife.min.js"),
+      "DATA" -> json,
+      "SCRIPT" -> resource("dashboard.js"))
+    val page =
+      s"""<!doctype html>
+         |<html lang="en"><head><meta charset="utf-8">
+         |<meta name="viewport" content="width=device-width, initial-scale=1">
+         |<title>${Html.escape(report.title)}</title>
+         |<style>@@CSS@@</style>
+         |</head><body><main>
+         |<h1>${Html.escape(report.title)}</h1>
+         |<p class="lead">Written by <code>${Html.escape(report.command)}</code>. Every figure was measured in this
+         |run; the bound is Little's law on the resource that caps it. Charts: hover to read a second on every chart of
+         |a run, click a legend entry to hide its line; the shaded band is the measured phase.</p>
+         |<h2 id="summary">Summary</h2>
+         |<div class="cards">
+         |@@CARDS@@
+         |</div>
+         |@@FAILURES@@
+         |<h2 id="runs">Every run</h2>
+         |@@RUNS@@
+         |@@SIDE_BY_SIDE@@
+         |@@SECTIONS@@
+         |<h2 id="machine">Machine</h2>
+         |@@MACHINE@@
+         |<p class="lead">Charts drawn by uPlot $UPlotVersion (MIT licence, Leon Sorokin), inlined in this page.</p>
+         |</main>
+         |<script>@@UPLOT@@</script>
+         |<script type="application/json" id="report-data">@@DATA@@</script>
+         |<script>@@SCRIPT@@</script>
+         |</body></html>
+         |""".stripMargin
+    """@@([A-Z_]+)@@""".r.replaceAllIn(page, m => java.util.regex.Matcher.quoteReplacement(parts(m.group(1))))
+
+  private def failures: String =
+    if report.failures.isEmpty then ""
+    else report.failures.map(f => s"<li>${Html.escape(f)}</li>")
+      .mkString("<h3>Did not run</h3><ul class=\"errors\">", "", "</ul>")
+
+  private def sideBySide: String =
+    SideBySide.comparison(report.results).fold("") { c =>
+      s"""<h2 id="side-by-side">${Html.escape(SideBySide.Title)}</h2>
+         |<p>${Html.escape(SideBySide.Method)}</p>
+         |<ul>${c.legend.map(l => s"<li>${Html.escape(l)}</li>").mkString}</ul>
+         |${Html.table(c.header, c.rows)}""".stripMargin
+    }
+
+  private def environment: String =
+    val e = report.env
+    facts(Seq("machine" -> s"${e.cpu}, ${e.cores} cores, ${f"${e.memoryGb}%.0f"} GiB, Linux ${e.kernel}",
+      "JDK" -> e.jdk, "load generator" -> s"${e.wrk} (same machine, sharing the cores with the server)",
+      "redis-server" -> e.redis, "libraries" -> e.libraries.mkString(", ")))
+
+  /** One scenario at a glance: measured against the bound, the verdict, the fix, and the re-run that checked it. */
+  private def card(r: RunRecord, v: Verdict, check: Option[Verification]): String =
+    val share = if v.predicted > 0 then (v.ratio * 100).min(100).max(0) else 0.0
+    val l = r.load.latency
+    val a = r.load.answers
+    val failed = a.answered + a.unanswered - a.expected(r.info.expectedClass)
+    val fix = v.fix.fold("<p><span class=\"label\">fix</span> no setting to change</p>") { f =>
+      val flags = if f.flags.isEmpty then "" else s" <code>${Html.escape(f.flags.mkString(" "))}</code>"
+      s"<p><span class=\"label\">fix</span> ${Html.escape(f.sentence)}$flags</p>"
+    }
+    val next = v.next.fold("")(n => s"<p><span class=\"label\">then</span> ${Html.escape(n.name)} caps at " +
+      s"${f1(n.perSecond)} req/s</p>")
+    val verified = check.fold("") { c =>
+      s"""<p class="verified"><span class="label">verified</span> predicted ${f1(c.predicted)} req/s, measured
+         |<b>${f1(c.measured)}</b> = <span class="ratio">${f"${c.ratio}%.2f"}</span> of the prediction
+         |(<a href="#run-${Html.id(c.rerun.info.name)}">re-run</a>, now capped by
+         |${Html.escape(Diagnosis(c.rerun).name)})</p>""".stripMargin
+    }
+    val errors = v.errors.fold("")(e => s"<p class=\"errors\">${Html.escape(e)}</p>")
+    // With errors first, the cap named after them is what would bound the expected answers once they are gone.
+    val behind = if v.errors.isDefined then s"; behind them, ${Html.escape(v.cap.name)}" else ""
+    val answers =
+      if failed > 0 then s"<span class=\"errors\">$failed not ${r.info.expectedClass}</span>"
+      else s"every answer ${r.info.expectedClass}"
+    s"""<div class="card" id="card-${Html.id(r.info.name)}">
+       |<h3><a href="#run-${Html.id(r.info.name)}">${Html.escape(r.info.name)}</a></h3>
+       |<p class="title">${Html.escape(r.info.title)}</p>
+       |<div class="figure"><span class="big">${f1(v.measured)}</span> req/s measured
+       |<span class="of">of ${f1(v.predicted)} bound =</span> <span class="ratio">${f"${v.ratio}%.2f"}</span></div>
+       |<div class="bar" title="measured / bound"><div style="width:${f"$share%.0f"}%"></div></div>
+       |<p><span class="label">caps it</span> <b>${Html.escape(v.name)}</b>$behind: ${Html.escape(v.cap.why)}</p>
+       |$errors$fix$next$verified
+       |<p><span class="label">latency</span> p50 ${f1(l.p50Ms)} ms, p99 ${f1(l.p99Ms)} ms;
+       |$answers</p>
+       |</div>""".stripMargin
+
+  private def section(r: RunRecord, v: Verdict, cs: RunCharts): String =
+    val s = r.info
+    val l = r.load.latency
+    val rows = Seq(
+      "load" -> s.loadDescription,
+      "service flags" -> (s.serviceFlags.mkString(" ") + s.stubLatency.fold("")(x => s"; stub latency $x") +
+        s.redisCustomers.fold("")(n => s"; Redis with $n profiles")),
+      "measured" -> (
+        (if r.attempts.size > 1 then s"attempts ${r.attempts.map(f1).mkString(", ")} req/s; last: " else "") +
+        s"${f1(v.measured)} req/s of ${s.expectedClass}, mean ${f1(l.meanMs)} ms, p50 ${f1(l.p50Ms)} ms, " +
+        s"p99 ${f1(l.p99Ms)} ms"),
+      "answers" -> r.load.answers.describe,
+      "diagnosis" -> v.explanation,
+      "CPU" -> v.cpuMicrosPerRequest.fold("-")(us => f"service $us%.0f us per request"),
+      "JDK" -> s.jdk,
+      "seed" -> s.seed.fold("none")(x => s"${x.figure} (seed ${x.file.take(3)}, row ${x.row})"),
+      "scenario" -> s.source)
+    val missing = cs.missing.map(m => s"<p class=\"missing\">${Html.escape(m)}</p>").mkString("\n")
+    val pools = PoolUsage.of(r)
+    val poolTable =
+      if pools.isEmpty then "<p class=\"missing\">no pool sampled</p>"
+      else Html.table(PoolUsage.header, pools.map(_.row(r.measuredSamples)), "pools")
+    s"""<section class="run" id="run-${Html.id(s.name)}">
+       |<h2>${Html.escape(s.name)}: ${Html.escape(s.title)}</h2>
+       |<p class="lead">${Html.escape(s.loadDescription)}</p>
+       |<div class="charts">
+       |${cs.main.map(box(_, small = false)).mkString("\n")}
+       |</div>
+       |$missing
+       |<h3>Pools: busy threads against each pool's size</h3>
+       |<div class="charts pools">
+       |${cs.pools.map(box(_, small = true)).mkString("\n")}
+       |</div>
+       |$poolTable
+       |<h3>The run</h3>
+       |${facts(rows)}
+       |</section>""".stripMargin
+
+  private def box(c: Chart, small: Boolean): String =
+    s"""<div class="chart${if small then " small" else ""}" id="${Html.escape(c.id)}">""" +
+      s"""<h4>${Html.escape(c.title)}</h4><div class="plot"></div></div>"""
+
+  private def facts(rows: Seq[(String, String)]): String =
+    rows.map((k, v) => s"<tr><th>${Html.escape(k)}</th><td>${Html.escape(v)}</td></tr>")
+      .mkString("<table class=\"facts\"><tbody>", "\n", "</tbody></table>")
+
+object HtmlReport:
+  /** The version of the inlined uPlot (lab/src/main/resources/report/uPlot.iife.min.js, from npm). */
+  val UPlotVersion = "1.6.32"
+
+  /** The most pools a run charts one by one (saturated first, idle ones left to the table, which lists them all). */
+  val PoolCharts = 6
+
+  /** A run's charts, and a sentence for each chart its record has no data for. */
+  final case class RunCharts(main: Seq[Chart], pools: Seq[Chart], missing: Seq[String]):
+    def charts: Seq[Chart] = main ++ pools
+
+  def chartsOf(r: RunRecord, v: Verdict): RunCharts =
+    val t = Timeline(r)
+    val bound = Series(f"bound ${v.cap.name} (${v.predicted}%.1f/s)", Seq(t.range._1 -> v.predicted,
+      t.range._2 -> v.predicted), "#000000", dashed = true)
+    val id = Html.id(r.info.name)
+    val driver = r.load.driver
+    val wanted = Seq(
+      Chart.of(s"$id-answers", "Answers per second by status class", Chart.Time, "answers/s",
+        Option.when(t.answers.nonEmpty)(t.answers :+ bound).getOrElse(Nil)) ->
+        "answers per second: not recorded",
+      Chart.of(s"$id-latency", "Latency over time", Chart.Time, "ms", t.latency) ->
+        (s"latency over time: not recorded ($driver gave no per-second latency and the service's /metrics no " +
+          "request-latency histogram); the distribution over the whole run is below"),
+      Chart.of(s"$id-concurrency", "Clients and connections", Chart.Time, "open", t.concurrency) ->
+        "clients and connections: not recorded",
+      Chart.of(s"$id-cpu", "CPU", Chart.Time, "cores", t.cpu) -> "CPU: not recorded (no /proc for the process)",
+      Chart.of(s"$id-distribution", "Latency distribution (whole measured phase)", Chart.Percentile, "ms",
+        Seq(Series(s"latency ($driver)", LatencySpectrum.points(r.load.latency), "#1f77b4"))) ->
+        "latency distribution: no answer was timed")
+    val pools = PoolUsage.of(r).filter(_.peakShare > 0).take(PoolCharts).zipWithIndex.flatMap((p, i) =>
+      Chart.of(s"$id-pool-$i", s"${p.shortName}${p.size.fold("")(s => f" (size $s%.0f)")}", Chart.Time, "threads",
+        t.pool(p), unit2 = Some("queued")))
+    RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why })
+
+  /** A re-run of `--verify` whose original is in the same report: its card is the original's. */
+  def isRerun(r: RunRecord, all: Seq[RunRecord]): Boolean =
+    r.info.name.endsWith(SuiteRun.VerifySuffix) &&
+      all.exists(_.info.name == r.info.name.stripSuffix(SuiteRun.VerifySuffix))
+
+  private def resource(name: String): String =
+    Using.resource(Source.fromResource(s"report/$name", getClass.getClassLoader))(_.mkString)
+
+  /** The data the page's script draws: per run, its shared time axis and its charts as aligned arrays. */
+  private final case class LineData(label: String, color: String, dashed: Boolean, axis: String, filled: Boolean,
+      values: Seq[Option[Double]])
+  private final case class ChartData(id: String, title: String, kind: String, unit: String, unit2: Option[String],
+      x: Seq[Double], lines: Seq[LineData])
+  private object ChartData:
+    private def round(d: Double) = math.rint(d * 1000) / 1000
+    def of(c: Chart): ChartData =
+      ChartData(c.id, c.title, c.kind, c.unit, c.unit2, c.xs.map(round), c.series.zip(c.aligned).map((s, vs) =>
+        LineData(s.label, s.color, s.dashed, s.axis, s.filled,
+          vs.map(_.filterNot(v => v.isNaN || v.isInfinite).map(round)))))
+  private final case class RunData(id: String, from: Double, to: Double, measuredFrom: Double, measuredTo: Double,
+      charts: Seq[ChartData])
+  private final case class Page(runs: Seq[RunData])
+  private given JsonValueCodec[Page] = JsonCodecMaker.make

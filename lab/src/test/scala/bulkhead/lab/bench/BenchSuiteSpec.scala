@@ -1,0 +1,56 @@
+package bulkhead.lab.bench
+
+import bulkhead.lab.process.Target
+import bulkhead.lab.scenario.Load
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.nio.file.Path
+import scala.concurrent.duration.*
+
+class BenchSuiteSpec extends AnyFlatSpec with Matchers:
+  private val root = Path.of("..").toAbsolutePath.normalize
+
+  "Every bench suite" should "have readable scenario files, one case each, named uniquely" in {
+    BenchSuite.All.foreach { suite =>
+      val cases = suite.cases(root).fold(e => fail(e), identity)
+      withClue(suite.name)(cases should not be empty)
+      cases.map(_.name).distinct should have size cases.size
+    }
+  }
+
+  "bench hello" should "run /hello at 100 and 1,000 connections on bulkhead, every peer and nginx" in {
+    val cases = BenchSuite.named("hello").get.cases(root).toOption.get
+    cases.map(_.load.concurrency) shouldBe Seq(100, 1000)
+    cases.foreach(_.targets shouldBe Seq(Target.Bulkhead, Target.PekkoMinimal, Target.AkkaHttp, Target.Spray, Target.Nginx))
+  }
+
+  "bench ab" should "run its reference and every candidate on bulkhead, and the minimal Pekko server alone" in {
+    val suite = BenchSuite.named("ab").get
+    val cases = suite.cases(root).toOption.get
+    cases.map(_.name) should contain(suite.reference.get)
+    cases.filter(_.targets == Seq(Target.PekkoMinimal)) should have size 1
+    val candidates = cases.filter(_.targets == Seq(Target.Bulkhead))
+    // Each candidate differs from the reference; all-off carries every other candidate's settings.
+    val reference = candidates.find(_.name == suite.reference.get).get
+    val singles = candidates.filterNot(c => c.name == reference.name || c.name == "all-off")
+    singles.foreach(c => (c.serviceFlags, c.heap) should not be (reference.serviceFlags, reference.heap))
+    val all = candidates.find(_.name == "all-off").get
+    singles.flatMap(_.serviceFlags.grouped(2).toSeq).foreach(flag => all.serviceFlags.grouped(2).toSeq should contain(flag))
+    singles.flatMap(_.heap).foreach(h => all.heap shouldBe Some(h))
+  }
+
+  "BenchSuite.adjust" should "apply the command line's duration, warm-up and connections, and the bound follows" in {
+    val pool = BenchSuite.named("work").get.cases(root).toOption.get.find(_.name == "pool-200").get
+    pool.bound.get.perSecond shouldBe 2000.0 +- 1e-9 // 200 threads / 0.1 s, below 1,000 clients / 0.1 s
+    val small = BenchSuite.adjust(pool, Some(3.seconds), Some(2.seconds), Some(100))
+    small.load shouldBe pool.load.asInstanceOf[Load.Wrk].copy(duration = 3.seconds, connections = 100)
+    small.warmup shouldBe 2.seconds
+    small.bound.get.perSecond shouldBe 1000.0 +- 1e-9 // now 100 clients / 0.1 s
+    BenchSuite.adjust(pool, None, None, None) shouldBe pool
+  }
+
+  "BenchSuite.of" should "name the suite of a recorded case from its scenario file" in {
+    BenchSuite.of("/x/lab/scenarios/bench/ab/00-defaults.conf").map(_.name) shouldBe Some("ab")
+    BenchSuite.of("/x/lab/scenarios/seeds/07-hello-c100.conf") shouldBe None
+  }

@@ -1,0 +1,121 @@
+package bulkhead.lab.report
+
+import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.record.{RecordJson, RunRecord}
+import bulkhead.lab.run.Verification
+import bulkhead.lab.testkit.Chromium
+import org.jsoup.Jsoup
+import org.jsoup.nodes.Document
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.nio.file.{Files, Path, StandardCopyOption}
+import javax.imageio.ImageIO
+import scala.jdk.CollectionConverters.*
+
+/**
+ * The report of a recorded real run (pool-4 under 16 wrk connections, then its `--verify` re-run), rendered and
+ * opened in headless chromium: what a person sees once the page's scripts ran.
+ */
+class HtmlReportSpec extends AnyFlatSpec with Matchers:
+  private val fixture = Path.of(getClass.getResource("/fixtures/records/pool-4-c16-verify-jdk25").toURI)
+
+  /** The fixture copied under target/ (rendering writes beside the records) and rendered as `lab report` does. */
+  private lazy val rendered: (Path, Seq[RunRecord]) =
+    val dir = Path.of("target", "report-fixture").toAbsolutePath
+    Files.walk(fixture).iterator().asScala.foreach { p =>
+      val to = dir.resolve(fixture.relativize(p).toString)
+      if Files.isDirectory(p) then Files.createDirectories(to) else Files.copy(p, to, StandardCopyOption.REPLACE_EXISTING)
+    }
+    val records = RecordJson.readAll(dir).fold(e => fail(e), identity).sortBy(_.info.name)
+    val env = Environment.readFrom(dir).getOrElse(fail("the fixture has its environment.json"))
+    SuiteReport("bulkhead: pool-4", "./bulkhead lab report fixture", env, records, Nil).write(dir)
+    (dir.resolve(SuiteReport.HtmlFile), records)
+
+  private lazy val page: Document =
+    Jsoup.parse(Chromium.dom(rendered._1).fold(e => fail(e), identity))
+
+  private def f1(d: Double) = f"$d%,.1f"
+
+  "The HTML report" should "open with one card per scenario giving measured against bound, the verdict and the fix" in {
+    val records = rendered._2
+    val originals = records.filterNot(r => HtmlReport.isRerun(r, records))
+    val cards = page.select(".cards > .card").asScala
+    cards.map(_.selectFirst("h3").text) shouldBe originals.map(_.info.name)
+    originals.zip(cards).foreach { (r, card) =>
+      val v = Diagnosis(r)
+      card.selectFirst(".big").text shouldBe f1(v.measured)
+      card.text should include(s"of ${f1(v.predicted)} bound")
+      card.text should include(v.name)
+      v.fix.foreach(f => card.text should include(f.flags.mkString(" ")))
+    }
+  }
+
+  it should "show on the card the re-run's measurement beside what the lab predicted for it" in {
+    val checks = Verification.pair(rendered._2)
+    checks should not be empty
+    checks.foreach { c =>
+      val verified = page.selectFirst(s"#card-${Html.id(c.original.info.name)} .verified").text
+      verified should include(s"predicted ${f1(c.predicted)} req/s")
+      verified should include(s"measured ${f1(c.measured)}")
+    }
+  }
+
+  it should "draw every chart with data, on canvases of non-zero size" in {
+    val charts = page.select(".chart").asScala
+    charts should not be empty
+    charts.foreach { c =>
+      withClue(s"chart ${c.id}: ") {
+        c.attr("data-series").toIntOption.getOrElse(0) should be > 0
+        c.attr("data-points").toIntOption.getOrElse(0) should be > 0
+        val canvas = c.selectFirst("canvas")
+        canvas should not be null
+        canvas.attr("width").toInt should be > 0
+        canvas.attr("height").toInt should be > 0
+      }
+    }
+  }
+
+  it should "chart answers, connections, CPU and the latency distribution for every run, and each busy pool" in {
+    rendered._2.foreach { r =>
+      val id = Html.id(r.info.name)
+      Seq("answers", "concurrency", "cpu", "distribution").foreach(k => page.getElementById(s"$id-$k") should not be null)
+      // The pool the run saturated, drawn against the size its executor reported.
+      val size = r.samples.flatMap(_.metrics.toSeq.flatMap(_.pools.filter(_.label == "blocking-pool").flatMap(_.max))).max
+      val pools = page.select(s"#run-$id .charts.pools .chart h4").asScala.map(_.text)
+      pools should contain(f"blocking-pool (size $size%.0f)")
+    }
+  }
+
+  it should "give every table as a table: a header, and one row per run or per pool" in {
+    val records = rendered._2
+    val tables = page.select("table").asScala
+    tables.foreach(t => withClue(t.outerHtml.take(200)) { t.select("tr").size should be > 1 })
+    val runs = page.selectFirst("#runs + table")
+    runs.select("thead th").size should be > 5
+    runs.select("tbody tr").asScala.map(_.selectFirst("td").text) should contain theSameElementsAs records.map(_.info.name)
+    records.foreach { r =>
+      val rows = page.select(s"#run-${Html.id(r.info.name)} table.pools tbody tr").asScala
+      val threads = r.samples.flatMap(_.pools.filter(_.pool.endsWith("blocking-pool")).map(_.threads)).max
+      rows.find(_.selectFirst("td").text == "blocking-pool").map(_.select("td").get(1).text) shouldBe Some(threads.toString)
+      // One pool per row: no cell lists several pools' busy/threads.
+      val severalPools = """.*\d+/\d+, .*\d+/\d+.*""".r
+      rows.foreach(_.select("td").asScala.foreach(td => severalPools.matches(td.text) shouldBe false))
+    }
+  }
+
+  it should "show no raw Markdown and load nothing from the network" in {
+    val text = page.body.text
+    Seq("| ---", "**", "![", "](").foreach(m => text should not include m)
+    page.select("script[src], link[href], img[src]").asScala.map(_.outerHtml) shouldBe empty
+  }
+
+  it should "look like a report in a screenshot: a full PNG with charts, not a blank page" in {
+    val png = Chromium.screenshot(rendered._1, Path.of("target", "report-screenshot.png"), 1400, 3000)
+      .fold(e => fail(e), identity)
+    val image = ImageIO.read(png.toFile)
+    image should not be null
+    (image.getWidth, image.getHeight) shouldBe (1400, 3000)
+    val colours = (for x <- 0 until image.getWidth by 7; y <- 0 until image.getHeight by 7 yield image.getRGB(x, y)).toSet
+    colours.size should be > 50
+  }

@@ -1,0 +1,43 @@
+package bulkhead.service.metrics
+
+import bulkhead.service.dispatch.{PoolName, PoolProbe}
+import bulkhead.service.testkit.HttpProbe.{eventually, metric}
+import io.micrometer.prometheusmetrics.{PrometheusConfig, PrometheusMeterRegistry}
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.util.concurrent.{CountDownLatch, LinkedBlockingQueue, ThreadPoolExecutor, TimeUnit}
+
+/** A pool's gauges in Prometheus text, read from a real executor while its threads are held. */
+class PoolGaugesSpec extends AnyFlatSpec with Matchers:
+  private def system = s"pool-gauges-spec-${System.nanoTime()}"
+
+  "PoolGauges" should "publish busy threads, size, queue and completed tasks of a pool, tagged with its label" in {
+    val name = system
+    val executor = ThreadPoolExecutor(3, 3, 1, TimeUnit.MINUTES, LinkedBlockingQueue[Runnable]())
+    val registry = PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
+    PoolGauges.bind(registry, PoolProbe.adopt(name, PoolName("spec.held-pool"), executor))
+    val release = CountDownLatch(1)
+    def sample(family: String) = metric(registry.scrape(), s"""$family{name="held-pool"}""")
+    try
+      (1 to 5).foreach(_ => executor.execute(() => release.await()))
+      eventually()(sample("executor_active_threads").contains(3.0)) shouldBe true
+      sample("executor_queued_tasks") shouldBe Some(2.0)
+      sample("executor_pool_max_threads") shouldBe Some(3.0)
+      sample("executor_pool_size_threads") shouldBe Some(3.0)
+      sample("executor_completed_tasks_total") shouldBe Some(0.0)
+      release.countDown()
+      eventually()(sample("executor_completed_tasks_total").contains(5.0)) shouldBe true
+      sample("executor_active_threads") shouldBe Some(0.0)
+    finally
+      executor.shutdownNow()
+      PoolProbe.forget(name)
+  }
+
+  it should "publish every family for a pool without an executor: NaN gauges, zero counters" in {
+    val registry = PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
+    PoolGauges.bind(registry, PoolProbe(system, PoolName("spec.absent-pool")))
+    val text = registry.scrape()
+    metric(text, """executor_active_threads{name="absent-pool"}""").get.isNaN shouldBe true
+    metric(text, """executor_completed_tasks_total{name="absent-pool"}""") shouldBe Some(0.0)
+  }
