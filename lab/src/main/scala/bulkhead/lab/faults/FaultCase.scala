@@ -56,7 +56,8 @@ object FaultCase:
   private val ThirdPartyFailed = FaultExpectation(Set(502, 503), Opens)
   private val ThirdPartySlow = FaultExpectation(Set(504, 503), Opens)
 
-  private def stubFault(name: String, kind: String, text: String, expect: FaultExpectation, pastTimeout: Boolean = false) =
+  private def stubFault(name: String, kind: String, text: String, expect: FaultExpectation,
+      pastTimeout: Boolean = false) =
     FaultCase(name, text, expect, (t, _) => t.stubFaults(s"$kind=1.0"), _.stubFaults(""), pastTimeout)
 
   /**

@@ -72,7 +72,8 @@ object FaultSuite:
       s"phases: ${s.phases.baseline.toMillis / 1000.0} s before, ${s.phases.hold.toMillis / 1000.0} s held " +
         s"(${s.phases.holdPastTimeout.toMillis / 1000.0} s for faults that fail at the SOAP timeout), " +
         s"${s.phases.recovery.toMillis / 1000.0} s after",
-      "users wait Retry-After (at most 5 s) after a 503; new clients in the connection faults want an answer within 5 s",
+      "users wait Retry-After (at most 5 s) after a 503; new clients in the connection faults want an answer within " +
+        "5 s",
       s"modes: ${s.runs.map((m, cs) => s"${m.mode} (${if cs.size == FaultCase.all.size then "every fault"
         else cs.map(_.name).mkString(", ")})").mkString("; ")}",
       s"overload ramp (non-blocking): max-in-flight ${s.rampMaxInFlight} instead of ${shipped.maxInFlight}, " +
@@ -122,12 +123,14 @@ object FaultSuite:
           val baseline = records.headOption.map(_._2.before)
           records.foreach { (fault, record) =>
             val checks = FaultVerdict.checks(record, fault.expect, baseline.get)
-            checks.filterNot(_.passed).foreach(c => progress(s"  ${plan.mode} ${fault.name}: FAIL ${c.name}: ${c.detail}"))
+            checks.filterNot(_.passed).foreach(c =>
+              progress(s"  ${plan.mode} ${fault.name}: FAIL ${c.name}: ${c.detail}"))
             outcomes :+= FaultOutcome(plan.mode, fault, record, checks)
           }
           redis = runner.redis
           val wide = FaultVerdict.suiteChecks(records.map(_._2))
-          wide.foreach(c => progress(s"  ${plan.mode} suite: ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+          wide.foreach(c =>
+            progress(s"  ${plan.mode} suite: ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
           suiteChecks ++= wide.map(plan.mode -> _)
         catch
           case NonFatal(e) =>
@@ -137,8 +140,8 @@ object FaultSuite:
       // A mode that did not start skipped its faults' steps: the ramp is the last step.
       progress(s"${steps.start(estimates.size - 1)} overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of " +
         s"max-in-flight ${s.rampMaxInFlight}")
-      val rampService = stack.service(serviceFlags("non-blocking") ++ Seq("--max-in-flight", s.rampMaxInFlight.toString),
-        heap = "-Xmx1g")
+      val rampService = stack.service(
+        serviceFlags("non-blocking") ++ Seq("--max-in-flight", s.rampMaxInFlight.toString), heap = "-Xmx1g")
       // A fresh JVM spends its first ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warm it longer.
       FaultRunner.warmUp(rampService, s.rampMaxInFlight, n => s"/customers/${n % s.customers + 1}", s.rampWarmUp)
       val ramp = OverloadRamp.run(rampService, s.rampMaxInFlight, s.customers, s.rampStep, progress)

@@ -11,8 +11,8 @@ import scala.concurrent.duration.*
  * classpath): the faults suite runs the service with them and sizes its faults and its report from them.
  */
 final case class ServiceDefaults(maxConnections: Int, refusedConnections: Int, maxInFlight: Int,
-    soapTimeout: FiniteDuration, breakerMaxFailures: Int, breakerReset: FiniteDuration, requestHeadTimeout: FiniteDuration,
-    idleTimeout: FiniteDuration, requestTimeout: FiniteDuration, workQueue: String):
+    soapTimeout: FiniteDuration, breakerMaxFailures: Int, breakerReset: FiniteDuration,
+    requestHeadTimeout: FiniteDuration, idleTimeout: FiniteDuration, requestTimeout: FiniteDuration, workQueue: String):
   /** One line for the report. */
   def describe: String =
     s"max-connections $maxConnections (+$refusedConnections answered 503), max-in-flight $maxInFlight, SOAP timeout " +
