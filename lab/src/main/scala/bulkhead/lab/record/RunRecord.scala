@@ -22,5 +22,6 @@ final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample
   /** Samples of the measured phase (all of them if none falls in it). */
   def measuredSamples: Seq[Sample] =
     // The sample taken as the load starts sees no load yet: it would dilute every mean by one sample.
-    val in = samples.filter(s => s.second >= measuredFrom + 0.5 && s.second <= measuredTo + 0.5)
+    val from = if measuredFrom > 0 then measuredFrom - 0.5 else 0.5
+    val in = samples.filter(s => s.second >= from && s.second <= measuredTo + 0.5)
     if in.nonEmpty then in else samples
