@@ -22,10 +22,10 @@ import scala.util.control.NonFatal
  * spends time on an answer nobody waits for: after a failure of the third party, calls queued long before would
  * otherwise hold the threads past its recovery), and a call in progress has its answer's body closed, which ends the
  * read (the JDK client's own timeout ends when the headers arrive, and an interrupt does not wake a thread reading a
- * trickled body).
+ * trickled body). Each exchange, the time a thread holds the call from sending it to the answer, goes to `exchanges`.
  */
 final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
-    scheduler: Scheduler) extends SoapClient:
+    scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored) extends SoapClient:
   private val xml = SafeXml(settings.maxResponseBytes)
   private val uri = URI.create(settings.endpoint)
   private val httpThreads = java.util.concurrent.Executors.newFixedThreadPool(2, {
@@ -53,7 +53,11 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     val timer = scheduler.scheduleOnce(settings.requestTimeout, expiry)(ExecutionContext.parasitic)
     try
       executor.execute { () =>
-        if !deadline.expired then promise.trySuccess(callBlocking(id, deadline))
+        if !deadline.expired then
+          val start = System.nanoTime()
+          val answer = callBlocking(id, deadline)
+          exchanges.record(System.nanoTime() - start)
+          promise.trySuccess(answer)
         timer.cancel()
       }
     catch
