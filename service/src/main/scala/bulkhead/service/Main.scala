@@ -1,6 +1,6 @@
 package bulkhead.service
 
-import bulkhead.service.config.{ServiceCommandLine, ServiceSettings}
+import bulkhead.service.config.{EnrichmentSettings, Redaction, ServiceCommandLine, ServiceSettings}
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.ConfigException
 import org.apache.pekko.actor.CoordinatedShutdown
@@ -14,6 +14,8 @@ import scala.util.control.NonFatal
 /** `./bulkhead serve`: reads the configuration, starts the service, stops it gracefully on SIGTERM or Ctrl-C. */
 object Main:
   def main(args: Array[String]): Unit =
+    // Start errors may quote a URI (Lettuce's, Pekko's): never with its password.
+    def redacted(message: String) = Redaction(message, sys.env.get(EnrichmentSettings.RedisPasswordVariable).toSeq)
     val config = ServiceCommandLine.parse(args.toSeq) match
       case Right(c) => c
       case Left(message) =>
@@ -23,14 +25,16 @@ object Main:
       try ServiceSettings(config)
       catch
         case e: ConfigException =>
-          System.err.println(s"bulkhead serve: bad configuration: ${e.getMessage}")
+          System.err.println(s"bulkhead serve: bad configuration: ${redacted(e.getMessage)}")
           sys.exit(2)
     val log = LoggerFactory.getLogger("bulkhead.service")
     val running =
       try Await.result(ServiceApp.start(settings, config), Duration(60, "s"))
       catch
         case NonFatal(e) =>
-          System.err.println(s"bulkhead serve: cannot start on ${settings.host}:${settings.port}: ${e.getMessage}")
+          val why = Redaction(Option(e.getMessage).getOrElse(e.getClass.getSimpleName),
+            settings.enrichment.redis.password.map(_.reveal).toSeq)
+          System.err.println(s"bulkhead serve: cannot start on ${settings.host}:${settings.port}: $why")
           sys.exit(1)
     log.info(StartupReport(settings, running.port, running.metricsPort))
     if !Pools.virtualThreadsAvailable then

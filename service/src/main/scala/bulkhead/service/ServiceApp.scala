@@ -57,7 +57,8 @@ object ServiceApp:
     metrics.bindMaxConnections(settings.server.maxConnections)
 
     val timer = TimerPool(Pools.Timer)
-    val work = WorkRunner(system, timer, settings.work.maxMs)
+    val work = WorkRunner(system, timer, settings.work)
+    bulkhead.service.work.WorkMode.values.foreach(mode => metrics.bindWorkInFlight(mode.key, () => work.inFlight(mode)))
     val routes = Routes(work, pipeline, metrics, settings.work.defaultMs, () => ready.get, system.classicSystem.log,
       serveMetrics = settings.metrics == MetricsListener.OnServiceListener)
 
@@ -84,7 +85,7 @@ object ServiceApp:
           ready.set(false)
           mine.completeWith(
             binding.terminate(settings.shutdownDeadline)
-              .flatMap(done => metricsBinding.fold(Future.successful(done))(_.terminate(1.second)))
+              .flatMap(_ => metricsBinding.fold(Future.successful(Done))(_.terminate(1.second).map(_ => Done)))
               .recover { case _ => Http.HttpServerTerminated }
               .flatMap { _ =>
                 release()

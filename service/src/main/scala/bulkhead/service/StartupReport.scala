@@ -21,7 +21,8 @@ object StartupReport:
       s"metrics at http://$metricsAt/metrics; " +
       s"pools: ${Pools.Default.label}=$defaultThreads threads, ${Pools.Blocking.label}=${p.blockingPoolSize} threads, " +
       s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
-      s"max-connections=${settings.server.maxConnections}, backlog=${settings.server.backlog}, " +
+      s"max-connections=${settings.server.maxConnections} (+${settings.server.refusedConnections} answered 503), " +
+      s"request-head-timeout=${settings.server.requestHeadTimeout}, backlog=${settings.server.backlog}, " +
       s"listeners=${HttpServer.listenersFor(settings.server.listeners)}; " +
       s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, " +
       s"redis ${e.redis.connections.key}; ${cluster(settings.cluster)}"
@@ -36,7 +37,9 @@ object StartupReport:
   def fileDescriptorWarning(settings: ServiceSettings): Option[String] =
     ManagementFactory.getOperatingSystemMXBean match
       case os: com.sun.management.UnixOperatingSystemMXBean
-          if os.getMaxFileDescriptorCount < settings.server.maxConnections + 256 =>
-        Some(s"max-connections=${settings.server.maxConnections} but this process may open only " +
+          if os.getMaxFileDescriptorCount <
+            settings.server.maxConnections + settings.server.refusedConnections + 256 =>
+        Some(s"max-connections=${settings.server.maxConnections} (+ refused-connections=" +
+          s"${settings.server.refusedConnections}) but this process may open only " +
           s"${os.getMaxFileDescriptorCount} files (ulimit -n): raise it or expect accept failures")
       case _ => None

@@ -10,8 +10,9 @@ import java.nio.file.{Files, Path}
 
 /**
  * The service in its own JVM (so that everything it prints is seen) against a redis-server that requires a password:
- * it authenticates with the URI's password, and the password appears neither in its output nor in /metrics, also
- * when it is wrong. Over TLS it verifies Redis' certificate. /metrics can move to a listener of its own.
+ * it authenticates with the password of its environment or of a file (never of its command line, which it refuses),
+ * and the password appears neither in its output nor in /metrics, also when it is wrong. Over TLS it verifies Redis'
+ * certificate. /metrics can move to a listener of its own.
  */
 class SecretsSpec extends AnyFlatSpec with Matchers:
   private val password = "pw-Zq7-never-logged"
@@ -35,11 +36,20 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
 
   private def serviceArgs(soap: String, redisUri: String) = Seq("--soap-endpoint", soap, "--redis-uri", redisUri)
 
-  "A Redis URI with a password" should
+  /** The password in the service's environment, where it reads it from. */
+  private def passwordEnv(secret: String) = Map("BULKHEAD_REDIS_PASSWORD" -> secret)
+
+  private def passwordFile(secret: String): Path =
+    val file = Files.createTempFile("redis-password", "")
+    Files.writeString(file, secret + "\n")
+    file
+
+  "A Redis password" should
     "authenticate, enrich the answer, and keep the password out of output and metrics" in
     withPasswordRedis { redis =>
       withStub("fixed:10") { stub =>
-        val service = ServiceProcess.started(serviceArgs(endpoint(stub), s"redis://:$password@127.0.0.1:${redis.port}"))
+        val service = ServiceProcess.started(serviceArgs(endpoint(stub), s"redis://127.0.0.1:${redis.port}"),
+          env = passwordEnv(password))
         try
           answerWithin(service.url("/customers/7"), 15)(_.contains(tier)) should include(tier)
           get(service.url("/metrics")).body should not include password
@@ -48,16 +58,28 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
       }
     }
 
-  it should "degrade the answer when the password is wrong, still without printing it" in withPasswordRedis { redis =>
+  it should "degrade the answer when the password (from --redis-password-file) is wrong, still without printing it" in
+    withPasswordRedis { redis =>
     val wrong = "wrong-Xy9-secret"
     withStub("fixed:10") { stub =>
-      val service = ServiceProcess.started(serviceArgs(endpoint(stub), s"redis://:$wrong@127.0.0.1:${redis.port}"))
+      val service = ServiceProcess.started(serviceArgs(endpoint(stub), s"redis://127.0.0.1:${redis.port}") ++
+        Seq("--redis-password-file", passwordFile(wrong).toString))
       try
         get(service.url("/customers/7")).body should include(""""loyalty":{"available":false}""")
         get(service.url("/metrics")).body should not include wrong
       finally service.stop()
       service.output should (not include wrong and not include password)
     }
+  }
+
+  it should "be refused on the command line, where every user of the machine could read it, without being printed" in {
+    val service = ServiceProcess.start("refused", Files.createTempDirectory("bulkhead-service"),
+      serviceArgs("http://127.0.0.1:1/soap", s"redis://:$password@127.0.0.1:6379"))
+    val deadline = System.nanoTime() + 60_000_000_000L
+    while service.isAlive && System.nanoTime() < deadline do Thread.sleep(100)
+    service.isAlive shouldBe false
+    service.output should include("--redis-password-file")
+    service.output should not include password
   }
 
   "A rediss:// URI" should
@@ -80,16 +102,16 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
       tls.resolve("cert.pem").toString, "--tls-auth-clients", "no", "--requirepass", password))
     try
       withStub("fixed:10") { stub =>
-        val args = serviceArgs(endpoint(stub), s"rediss://:$password@127.0.0.1:$port")
+        val args = serviceArgs(endpoint(stub), s"rediss://127.0.0.1:$port")
         val trusted = ServiceProcess.started(args, Seq(s"-Djavax.net.ssl.trustStore=${tls.resolve("trust.p12")}",
-          "-Djavax.net.ssl.trustStorePassword=changeit"))
+          "-Djavax.net.ssl.trustStorePassword=changeit"), passwordEnv(password))
         try
           // The service opens its Redis connections in the background; the TLS handshake may take a moment.
           val body = answerWithin(trusted.url("/customers/7"), 15)(b => !b.contains(""""available":false"""))
           body should include(""""loyalty":{"available":true""")
         finally trusted.stop()
         trusted.output should not include password
-        ServiceProcess.withService(args) { untrusting =>
+        ServiceProcess.withService(args, env = passwordEnv(password)) { untrusting =>
           // Given the time the trusted one had to connect, it still cannot: the certificate is not trusted.
           Thread.sleep(3000)
           get(untrusting.url("/customers/7")).body should include(""""loyalty":{"available":false}""")

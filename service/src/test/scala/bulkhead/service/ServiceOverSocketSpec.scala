@@ -58,6 +58,7 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   it should "starve /hello when /work/default blocks every default-dispatcher thread (the anti-pattern, on purpose)" in
     withService(
+      "bulkhead.service.work.allow-default-dispatcher" -> true,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 2) { s =>
       val blocking = (1 to 6).map(_ => getAsync(url(s, "/work/default?ms=1500")))
@@ -107,6 +108,36 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       finally sockets.foreach(_.close())
       eventually()(open <= before) shouldBe true
   }
+
+  it should "stay within its queue bound and answer at once after 5,000 connections sent 60 s of pool work and left" in
+    withService() { s =>
+      val probe = bulkhead.service.dispatch.PoolProbe(s.system.name, bulkhead.service.dispatch.Pools.Blocking)
+      val bound = config(Map.empty).getInt("bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size")
+      @volatile var flooding = true
+      var deepest = 0.0
+      val watcher = Thread(() => while flooding do { deepest = deepest.max(probe.queuedTasks.getOrElse(0.0)); Thread.sleep(5) })
+      watcher.start()
+      val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
+      val request = "GET /work/pool?ms=60000 HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes("ISO-8859-1")
+      try
+        val round: Runnable = () => (1 to 1250).foreach { _ =>
+          val socket = Socket("127.0.0.1", s.port)
+          socket.getOutputStream.write(request)
+          socket.close()
+        }
+        val rounds = (1 to 4).map(_ => pool.submit(round))
+        rounds.foreach(_.get(60, java.util.concurrent.TimeUnit.SECONDS))
+      finally
+        pool.shutdownNow()
+        flooding = false
+        watcher.join()
+      deepest should be <= bound.toDouble
+      val inFlight = """work_in_flight{mode="pool"}"""
+      eventually()(metric(get(url(s, "/metrics")).body, inFlight).contains(0.0)) shouldBe true
+      val start = System.nanoTime()
+      get(url(s, "/work/pool?ms=1"), timeoutSeconds = 2).status shouldBe 200
+      (System.nanoTime() - start).nanos should be < 2.seconds
+    }
 
   it should "answer /hello and /work through the routing tree, timed by route, when the fast path is off" in withService(
       "bulkhead.service.server.fast-path" -> false) { s =>

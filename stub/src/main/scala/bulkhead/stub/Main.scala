@@ -40,6 +40,8 @@ object Main:
       opt[String]("fault").unbounded().text("kind=rate, e.g. server-error=0.5 (repeatable)")
         .validate(v => FaultPlan.parse(Seq(v)).fold(failure, _ => success))
         .action((v, o) => o.copy(faults = o.faults :+ v)),
+      opt[Unit]("allow-fault-header").text("honour a request's X-Stub-Fault header (bulkhead.stub.allow-fault-header)")
+        .action((_, o) => o.copy(values = o.values + ("allow-fault-header" -> java.lang.Boolean.TRUE))),
       help("help").text("print this help"))
 
   def main(args: Array[String]): Unit =

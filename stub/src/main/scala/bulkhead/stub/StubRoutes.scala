@@ -10,9 +10,13 @@ import org.apache.pekko.util.ByteString
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
 
-/** POST /soap (the third party), the admin paths (latency and faults at run time), /metrics. */
+/**
+ * POST /soap (the third party), the admin paths (latency and faults at run time), /metrics. A request's
+ * `X-Stub-Fault` header is honoured only when `allowFaultHeader` (else any caller of the public listener could
+ * change how the stub answers).
+ */
 final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: StubMetrics,
-    noAnswerHold: FiniteDuration)(using system: ClassicActorSystemProvider):
+    noAnswerHold: FiniteDuration, allowFaultHeader: Boolean = false)(using system: ClassicActorSystemProvider):
   private given ExecutionContext = system.classicSystem.dispatcher
   private val xml = ContentType(MediaTypes.`text/xml`, HttpCharsets.`UTF-8`)
   private val MaxRequestBytes = 64 * 1024L
@@ -58,7 +62,7 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
           complete(StatusCodes.InternalServerError,
             soapFault(s"SOAPAction must be \"${SoapMessages.GetCustomerAction}\""))
         else
-          askedFault.map(Fault.parse) match
+          askedFault.filter(_ => allowFaultHeader).map(Fault.parse) match
             case Some(Left(err)) => complete(StatusCodes.BadRequest, soapFault(err))
             case other =>
               val fault = other.flatMap(_.toOption).orElse(state.faults.draw())
@@ -106,8 +110,14 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
           case None => ok(SoapMessages.unknownCustomer(id))
       case Some(Fault.Trickle) =>
         val bytes = customer.map(SoapMessages.customer).getOrElse(SoapMessages.unknownCustomer(id))
+        // A byte every 100 ms while the fault lasts; once it is cleared, the rest at once: a third party that
+        // recovers sends what it was sending at its normal speed (as held answers are released, see HeldAnswers).
         HttpResponse(StatusCodes.OK, entity = HttpEntity.Chunked.fromData(xml,
-          Source(bytes.toIndexedSeq).map(b => ByteString(b)).throttle(1, 100.millis)))
+          Source(bytes.toIndexedSeq).map(b => ByteString(b)).mapAsync(1) { b =>
+            if state.faults.rates.getOrElse(Fault.Trickle, 0.0) > 0 then
+              org.apache.pekko.pattern.after(100.millis)(Future.successful(b))(system.classicSystem)
+            else Future.successful(b)
+          }))
       case _ =>
         customer match
           case Some(c) => ok(SoapMessages.customer(c))

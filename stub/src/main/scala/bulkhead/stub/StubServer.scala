@@ -26,7 +26,8 @@ object StubServer:
     given ExecutionContext = system.dispatcher
     val state = StubState(settings.latency, settings.faults)
     val metrics = StubMetrics()
-    val routes = StubRoutes(CustomerDirectory(settings.customers), state, metrics, settings.noAnswerHold)
+    val routes = StubRoutes(CustomerDirectory(settings.customers), state, metrics, settings.noAnswerHold,
+      settings.allowFaultHeader)
     val started = settings.admin match
       case AdminListener.OnSoapListener =>
         Http().newServerAt(settings.host, settings.port).bind(routes.route).map(_ -> None)

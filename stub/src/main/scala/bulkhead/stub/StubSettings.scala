@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters.*
 
 /** The stub's configuration, read once and validated (a bad value names its key). */
 final case class StubSettings(host: String, port: Int, portFile: Option[String], customers: Int, latency: Latency,
-    faults: FaultPlan, noAnswerHold: FiniteDuration, admin: AdminListener)
+    faults: FaultPlan, noAnswerHold: FiniteDuration, admin: AdminListener, allowFaultHeader: Boolean = false)
 
 object StubSettings:
   def apply(config: Config): StubSettings =
@@ -36,7 +36,8 @@ object StubSettings:
       latency = latency,
       faults = faults,
       noAnswerHold = config.getDuration(s"$k.no-answer-hold").toMillis.millis,
-      admin = admin)
+      admin = admin,
+      allowFaultHeader = config.getBoolean(s"$k.allow-fault-header"))
 
   def isLoopback(host: String): Boolean =
     try java.net.InetAddress.getAllByName(host).forall(_.isLoopbackAddress)

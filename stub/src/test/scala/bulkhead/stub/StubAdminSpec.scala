@@ -73,10 +73,34 @@ class StubAdminSpec extends AnyFlatSpec with Matchers:
   private def admin(stub: RunningStub, pathAndQuery: String): Int =
     Await.result(post(stub.port, pathAndQuery).asScala, 10.seconds).statusCode()
 
+  "The X-Stub-Fault header" should "be ignored unless the stub allows it" in {
+    val asked = Seq("Content-Type" -> "text/xml; charset=utf-8",
+      "SOAPAction" -> s"\"${SoapMessages.GetCustomerAction}\"", "X-Stub-Fault" -> "server-error")
+    withStub("latency" -> "fixed:1") { stub =>
+      post(stub.port, "/soap", request, asked).get().statusCode() shouldBe 200
+    }
+    withStub("latency" -> "fixed:1", "allow-fault-header" -> true) { stub =>
+      post(stub.port, "/soap", request, asked).get().statusCode() shouldBe 500
+    }
+  }
+
   "Held answers" should "be released when the latency drops below what they already waited" in {
     withStub("latency" -> "fixed:20000") { stub =>
       val pending = heldCall(stub)
       admin(stub, "/admin/latency?value=fixed:100") shouldBe 200
+      val answer = pending.get(5, java.util.concurrent.TimeUnit.SECONDS)
+      answer.statusCode() shouldBe 200
+      answer.body() should include("GetCustomerResponse")
+    }
+  }
+
+  it should "send the rest of a trickled answer at once when the trickle fault is cleared" in {
+    withStub("latency" -> "fixed:1") { stub =>
+      Await.result(post(stub.port, "/admin/faults?value=trickle=1.0").asScala, 10.seconds).statusCode() shouldBe 200
+      val pending = soapCall(stub.port) // ~400 bytes at one every 100 ms: ~40 s while the fault lasts
+      Thread.sleep(500)
+      pending.isDone shouldBe false
+      Await.result(post(stub.port, "/admin/faults").asScala, 10.seconds).statusCode() shouldBe 200
       val answer = pending.get(5, java.util.concurrent.TimeUnit.SECONDS)
       answer.statusCode() shouldBe 200
       answer.body() should include("GetCustomerResponse")

@@ -1,6 +1,8 @@
 package bulkhead.lab.faults
 
-import scala.concurrent.duration.FiniteDuration
+import bulkhead.lab.load.Holding
+
+import scala.concurrent.duration.*
 
 /** What the circuit breaker must do during a fault. */
 enum BreakerExpectation:
@@ -14,8 +16,6 @@ final case class FaultExpectation(
     /** Statuses the design gives for this fault, besides 200 (DESIGN.md; the enrichment pipeline's outcomes). */
     designed: Set[Int],
     breaker: BreakerExpectation,
-    /** Groups whose requests may end unanswered because the lab itself closed their connections (at clear). */
-    mayAbandon: Set[String] = Set.empty,
     /** The answers must be degraded (Redis unavailable) rather than failed while the fault is held. */
     degrades: Boolean = false)
 
@@ -28,31 +28,59 @@ trait FaultTarget:
   def restartRedis(): Unit
   def pauseRedis(hold: FiniteDuration): Unit
   def unpauseRedis(): Unit
-  /** Starts a group of extra users on the enrichment route; the fault stops or abandons it at clear. */
+  /** Starts a group of extra users on the enrichment route; the fault stops it (each finishes its request) at clear. */
   def extraUsers(name: String, users: Int, keepAlive: Boolean, oneShot: Boolean): Unit
-  def stopExtraUsers(name: String, abandon: Boolean): Unit
-  /** The service's max-connections and the steady users, to size the connection faults. */
+  /**
+   * Users that each open a new connection per request and want an answer within 5 s (their read timeout): new
+   * clients of a service whose connections are all taken.
+   */
+  def newcomers(name: String, users: Int): Unit
+  def stopExtraUsers(name: String): Unit
+  /** Holds `count` connections open (returns once they are); released at clear. */
+  def holdConnections(name: String, count: Int, holding: Holding): Unit
+  def releaseConnections(name: String): Unit
+  /** The service's shipped max-connections and the steady users, to size the connection faults. */
   def maxConnections: Int
   def steadyUsers: Int
 
-/** One row of the fault matrix: how to inject it, how to clear it, what correct looks like. */
+/**
+ * One row of the fault matrix: how to inject it, how to clear it, what correct looks like. `pastTimeout`: its calls
+ * fail only at the SOAP client's timeout, so it is held longer than that (Phases.holdPastTimeout) for the breaker to
+ * see its failures.
+ */
 final case class FaultCase(name: String, description: String, expect: FaultExpectation,
-    inject: (FaultTarget, FiniteDuration) => Unit, clear: FaultTarget => Unit)
+    inject: (FaultTarget, FiniteDuration) => Unit, clear: FaultTarget => Unit, pastTimeout: Boolean = false)
 
 object FaultCase:
   import BreakerExpectation.*
   private val ThirdPartyFailed = FaultExpectation(Set(502, 503), Opens)
   private val ThirdPartySlow = FaultExpectation(Set(504, 503), Opens)
 
-  private def stubFault(name: String, kind: String, text: String, expect: FaultExpectation) =
-    FaultCase(name, text, expect, (t, _) => t.stubFaults(s"$kind=1.0"), _.stubFaults(""))
+  private def stubFault(name: String, kind: String, text: String, expect: FaultExpectation,
+      pastTimeout: Boolean = false) =
+    FaultCase(name, text, expect, (t, _) => t.stubFaults(s"$kind=1.0"), _.stubFaults(""), pastTimeout)
 
-  /** The matrix of issue 5, in its order. */
+  /**
+   * Every connection slot of the service taken (max-connections, and 100 more, which the service answers 503 and
+   * closes) while new clients arrive: they must get an answer (503 with Retry-After, or served) within 5 s.
+   */
+  private def exhaustion(name: String, text: String, holding: Holding) =
+    FaultCase(name, text, FaultExpectation(Set(503), StaysClosed),
+      (t, _) =>
+        t.holdConnections("held", t.maxConnections - t.steadyUsers + 100, holding)
+        t.newcomers("newcomers", 20),
+      t =>
+        t.stopExtraUsers("newcomers")
+        t.releaseConnections("held"))
+
+  /** The fault matrix, in its order (the two that hold every connection slot are kept apart). */
   val all: Seq[FaultCase] = Seq(
     FaultCase("latency-x10", "the third party answers 10x slower (past the SOAP client's timeout)",
       FaultExpectation(Set(504, 503), Opens),
-      (t, _) => t.stubLatency(latencyTimes(t.baseLatency, 10)), t => t.stubLatency(t.baseLatency)),
-    stubFault("no-answer", "no-answer", "the third party never answers (client timeout)", ThirdPartySlow),
+      (t, _) => t.stubLatency(latencyTimes(t.baseLatency, 10)), t => t.stubLatency(t.baseLatency),
+      pastTimeout = true),
+    stubFault("no-answer", "no-answer", "the third party never answers (client timeout)", ThirdPartySlow,
+      pastTimeout = true),
     FaultCase("server-error-50", "HTTP 500 with a SOAP Fault for half of the calls",
       FaultExpectation(Set(502), StaysClosed), (t, _) => t.stubFaults("server-error=0.5"), _.stubFaults("")),
     stubFault("reset", "reset", "the connection is reset in the middle of the answer", ThirdPartyFailed),
@@ -60,19 +88,20 @@ object FaultCase:
     stubFault("xxe", "xxe", "200 with a DOCTYPE declaring an external entity", ThirdPartyFailed),
     stubFault("billion-laughs", "billion-laughs", "200 with nested entity declarations", ThirdPartyFailed),
     stubFault("oversized", "oversized", "200 with a 4 MB envelope (limit 64 KB)", ThirdPartyFailed),
-    stubFault("trickle", "trickle", "200 whose body arrives one byte every 100 ms", ThirdPartySlow),
+    stubFault("trickle", "trickle", "200 whose body arrives one byte every 100 ms", ThirdPartySlow,
+      pastTimeout = true),
+    exhaustion("connection-exhaustion", "every connection slot held by idle keep-alive clients; new clients arrive",
+      Holding.Idle("/hello")),
     FaultCase("redis-killed", "redis-server killed (SIGKILL), restarted on the same port at clear",
       FaultExpectation(Set.empty, StaysClosed, degrades = true), (t, _) => t.killRedis(), _.restartRedis()),
     FaultCase("redis-paused", "Redis paused (CLIENT PAUSE ALL for the hold)",
       FaultExpectation(Set.empty, StaysClosed, degrades = true), (t, hold) => t.pauseRedis(hold), _.unpauseRedis()),
-    FaultCase("connections-2x", "2x the connections the service serves (keep-alive users above max-connections)",
-      FaultExpectation(Set(503), StaysClosed, mayAbandon = Set("above-max")),
-      (t, _) => t.extraUsers("above-max", 2 * t.maxConnections - t.steadyUsers, keepAlive = true, oneShot = false),
-      _.stopExtraUsers("above-max", abandon = true)),
     FaultCase("connection-burst", "a burst of 1,000 new connections, one request each",
       FaultExpectation(Set(503), StaysClosed),
       (t, _) => t.extraUsers("burst", 1000, keepAlive = false, oneShot = true),
-      _.stopExtraUsers("burst", abandon = false)))
+      _.stopExtraUsers("burst")),
+    exhaustion("slowloris", "every connection slot held by slow-header clients (a header byte a second); new " +
+      "clients arrive", Holding.SlowHeader(1.second)))
 
   /** "fixed:500" x 10 = "fixed:5000" (the stub's latency syntax; only fixed latencies are multiplied). */
   def latencyTimes(latency: String, factor: Int): String = latency.split(':') match

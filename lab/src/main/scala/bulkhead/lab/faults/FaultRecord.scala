@@ -6,13 +6,18 @@ import com.typesafe.config.ConfigFactory
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
 
-/** Platform threads outside fork-join dispatchers and HotSpot's workers, and heap used after a full GC, of the service. */
-final case class Resources(platformThreads: Int, heapMb: Double)
+/**
+ * The service's platform threads (every thread of a thread dump; -1 when the dump failed), the same by pool, and heap
+ * used after a full GC (NaN when it could not be read).
+ */
+final case class Resources(platformThreads: Int, heapMb: Double, pools: Map[String, Int] = Map.empty):
+  def threadsRead: Boolean = platformThreads >= 0
+  def heapRead: Boolean = !heapMb.isNaN
 
 /** One second of a fault run: answers by outcome (by the second they ended in) and the service's gauges. */
 final case class SecondRow(second: Int, outcomes: Map[String, Int], okP50Ms: Double, okP99Ms: Double,
     breaker: Option[Double], threads: Option[Int], heapMb: Option[Double], connections: Option[Double],
-    inFlight: Option[Double], degraded: Option[Double]):
+    inFlight: Option[Double], degraded: Option[Double], breakerOpenings: Option[Double] = None):
   def ok: Int = outcomes.collect { case (k, n) if k.startsWith("2") => n }.sum
 
 /**
@@ -27,6 +32,9 @@ final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, e
     .groupMapReduce(_._1._2)(_._2)(_ + _)
 
   def toJson: String =
+    def resources(r: Resources) =
+      val pools = r.pools.toSeq.sorted.map((p, n) => s""""${p.replace("\"", "'")}":$n""").mkString("{", ",", "}")
+      s"""{"platformThreads":${r.platformThreads},"heapMb":${num(r.heapMb)},"pools":$pools}"""
     def opt(d: Option[Double]) = d.map(v => if v.isNaN then "null" else v.toString).getOrElse("null")
     def num(d: Double) = if d.isNaN || d.isInfinite then "null" else d.toString
     val totalsJson = totals.toSeq.sortBy(_._1).map { case ((g, o), n) =>
@@ -35,11 +43,12 @@ final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, e
       val outs = r.outcomes.toSeq.sorted.map((k, v) => s""""$k":$v""").mkString("{", ",", "}")
       s"""{"second":${r.second},"outcomes":$outs,"okP50Ms":${num(r.okP50Ms)},"okP99Ms":${num(r.okP99Ms)},""" +
         s""""breaker":${opt(r.breaker)},"threads":${opt(r.threads.map(_.toDouble))},"heapMb":${opt(r.heapMb)},""" +
-        s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)}}"""
+        s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)},""" +
+        s""""breakerOpenings":${opt(r.breakerOpenings)}}"""
     }.mkString("[\n", ",\n", "\n]")
     s"""{"fault":"$fault","injectAt":$injectAt,"clearAt":$clearAt,"endAt":$endAt,
-       |"before":{"platformThreads":${before.platformThreads},"heapMb":${before.heapMb}},
-       |"after":{"platformThreads":${after.platformThreads},"heapMb":${after.heapMb}},
+       |"before":${resources(before)},
+       |"after":${resources(after)},
        |"missingRetryAfter":$missingRetryAfter,"usersEnded":$usersEnded,
        |"okPerTenth":${okPerTenth.mkString("[", ",", "]")},
        |"totals":$totalsJson,
@@ -61,7 +70,7 @@ object FaultRecord:
       val g = gauges.get(s)
       SecondRow(s, entries.groupMapReduce(_.outcome)(_ => 1)(_ + _), pct(0.5), pct(0.99), g.flatMap(_.breaker),
         g.flatMap(_.threads), g.flatMap(_.heapMb), g.flatMap(_.connections), g.flatMap(_.inFlight),
-        g.flatMap(_.degraded))
+        g.flatMap(_.degraded), g.flatMap(_.breakerOpenings))
     }
     val tenths = Array.fill(lastSecond * 10 + 1)(0)
     log.filter(_.outcome.startsWith("2")).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
@@ -71,7 +80,13 @@ object FaultRecord:
   def read(file: Path): FaultRecord =
     val c = ConfigFactory.parseString(Files.readString(file))
     def optD(o: com.typesafe.config.Config, k: String) = if o.getIsNull(k) then None else Some(o.getDouble(k))
-    def res(k: String) = Resources(c.getInt(s"$k.platformThreads"), c.getDouble(s"$k.heapMb"))
+    def res(k: String) =
+      val pools =
+        if c.hasPath(s"$k.pools") then
+          val p = c.getConfig(s"$k.pools")
+          p.root().keySet().asScala.map(name => name -> p.getInt(s"\"$name\"")).toMap
+        else Map.empty[String, Int]
+      Resources(c.getInt(s"$k.platformThreads"), optD(c, s"$k.heapMb").getOrElse(Double.NaN), pools)
     val totals = c.getConfigList("totals").asScala.map(t =>
       (t.getString("group"), t.getString("outcome")) -> t.getInt("count")).toMap
     val rows = c.getConfigList("seconds").asScala.toSeq.map { r =>
@@ -79,7 +94,7 @@ object FaultRecord:
       SecondRow(r.getInt("second"), outs.root().keySet().asScala.map(k => k -> outs.getInt(s"\"$k\"")).toMap,
         optD(r, "okP50Ms").getOrElse(Double.NaN), optD(r, "okP99Ms").getOrElse(Double.NaN), optD(r, "breaker"),
         optD(r, "threads").map(_.toInt), optD(r, "heapMb"), optD(r, "connections"), optD(r, "inFlight"),
-        optD(r, "degraded"))
+        optD(r, "degraded"), if r.hasPath("breakerOpenings") then optD(r, "breakerOpenings") else None)
     }
     FaultRecord(c.getString("fault"), c.getDouble("injectAt"), c.getDouble("clearAt"), c.getDouble("endAt"), totals,
       rows, c.getIntList("okPerTenth").asScala.map(_.toInt).toSeq, res("before"), res("after"),

@@ -7,27 +7,30 @@ import org.knowm.xchart.{BitmapEncoder, XYChartBuilder}
 
 import java.nio.file.{Files, Path}
 
-/** A fault run with its verdict. */
-final case class FaultOutcome(fault: FaultCase, record: FaultRecord, checks: Seq[Check]):
+/** A fault run in one SOAP mode of the service, with its verdict. */
+final case class FaultOutcome(mode: String, fault: FaultCase, record: FaultRecord, checks: Seq[Check]):
   def passed: Boolean = checks.forall(_.passed)
+  /** The name of its files in the report. */
+  def file: String = s"$mode-${fault.name}"
 
 /** The faults suite's report: a matrix table, a timeline per fault (PNG), the recorded data (JSON), the ramp. */
 final case class FaultReport(command: String, env: Environment, setup: Seq[String], outcomes: Seq[FaultOutcome],
-    ramp: Seq[OverloadStep], rampChecks: Seq[Check], failures: Seq[String]):
+    suiteChecks: Seq[(String, Check)], ramp: Seq[OverloadStep], rampChecks: Seq[Check], failures: Seq[String]):
 
   private def f0(d: Double) = if d.isNaN then "-" else f"$d%.0f"
 
-  def passed: Boolean = failures.isEmpty && outcomes.forall(_.passed) && rampChecks.forall(_.passed)
+  def passed: Boolean = failures.isEmpty && outcomes.forall(_.passed) && suiteChecks.forall(_._2.passed) &&
+    rampChecks.forall(_.passed)
 
   def matrix: String =
-    val header = Seq("fault", "answers by status", "no answer", "breaker", "back after", "threads before/after",
+    val header = Seq("mode", "fault", "answers by status", "no answer", "breaker", "back after", "threads before/after",
       "heap MB before/after", "verdict")
     val rows = outcomes.map { o =>
       val r = o.record
       val statuses = r.statuses.toSeq.sorted.map((s, n) => s"$s: $n").mkString(", ")
       val unanswered = r.totals.collect { case ((_, out), n) if out.startsWith("error:") => s"${out.drop(6)} $n" }
       val breaker = o.checks.find(_.name.startsWith("circuit")).map(_.detail).getOrElse("-")
-      Seq(o.fault.name, statuses, if unanswered.isEmpty then "0" else unanswered.mkString(", "), breaker,
+      Seq(o.mode, o.fault.name, statuses, if unanswered.isEmpty then "0" else unanswered.mkString(", "), breaker,
         FaultVerdict.recoverySeconds(r).map(s => f"$s%.1f s").getOrElse("never"),
         s"${r.before.platformThreads} / ${r.after.platformThreads}", f"${r.before.heapMb}%.0f / ${r.after.heapMb}%.0f",
         if o.passed then "pass" else "FAIL: " + o.checks.filterNot(_.passed).map(_.name).mkString(", "))
@@ -48,12 +51,12 @@ final case class FaultReport(command: String, env: Environment, setup: Seq[Strin
   def markdown: String =
     val details = outcomes.map { o =>
       val r = o.record
-      s"""### ${o.fault.name}: ${o.fault.description}
+      s"""### ${o.mode}, ${o.fault.name}: ${o.fault.description}
          |Injected at ${f"${r.injectAt}%.1f"} s, cleared at ${f"${r.clearAt}%.1f"} s, load stopped at ${f"${r.endAt}%.1f"} s.
          |
          |${o.checks.map(c => s"- ${if c.passed then "pass" else "**FAIL**"} ${c.name}: ${c.detail}").mkString("\n")}
          |
-         |![${o.fault.name}](${o.fault.name}.png)  (data: [${o.fault.name}.json](${o.fault.name}.json))
+         |![${o.file}](${o.file}.png)  (data: [${o.file}.json](${o.file}.json))
          |""".stripMargin
     }.mkString("\n")
     s"""# bulkhead faults suite: ${if passed then "every check passed" else "SOME CHECKS FAILED"}
@@ -72,6 +75,12 @@ final case class FaultReport(command: String, env: Environment, setup: Seq[Strin
        |
        |@@MATRIX@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
+       |Over each service's whole run (threads: every thread of the dump, ${FaultVerdict.ThreadSlack} of slack; heap:
+       |${FaultVerdict.HeapFactor}x the first baseline + ${f0(FaultVerdict.HeapSlackMb)} MB):
+       |
+       |${suiteChecks.map((m, c) => s"- $m: ${if c.passed then "pass" else "**FAIL**"} ${c.name}: ${c.detail}")
+          .mkString("\n")}
+       |
        |## Overload: 0.5x to 3x of max-in-flight
        |
        |@@RAMP@@
@@ -87,8 +96,8 @@ final case class FaultReport(command: String, env: Environment, setup: Seq[Strin
   def write(dir: Path): Path =
     Files.createDirectories(dir)
     outcomes.foreach { o =>
-      Files.writeString(dir.resolve(s"${o.fault.name}.json"), o.record.toJson)
-      FaultReport.chart(o.record, dir.resolve(s"${o.fault.name}.png"))
+      Files.writeString(dir.resolve(s"${o.file}.json"), o.record.toJson)
+      FaultReport.chart(o.record, dir.resolve(s"${o.file}.png"))
     }
     val file = dir.resolve("README.md")
     Files.writeString(file, markdown)

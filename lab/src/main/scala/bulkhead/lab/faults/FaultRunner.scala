@@ -1,16 +1,21 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.SeedRedis
-import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, RunningGroup, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, RequestLog, RunningGroup, UserGroup}
 import bulkhead.lab.process.{RedisCommand, Served, Stack}
 import bulkhead.lab.sample.MetricsScrape
 
 import scala.collection.concurrent.TrieMap
 import scala.concurrent.duration.*
 
-/** The phases of one fault run: load before the fault, the fault held, load after it cleared. */
-final case class Phases(baseline: FiniteDuration, hold: FiniteDuration, recovery: FiniteDuration):
-  def total: FiniteDuration = baseline + hold + recovery
+/**
+ * The phases of one fault run: load before the fault, the fault held, load after it cleared. A fault whose calls fail
+ * only at the SOAP client's timeout is held `holdPastTimeout` instead, past that timeout.
+ */
+final case class Phases(baseline: FiniteDuration, hold: FiniteDuration, holdPastTimeout: FiniteDuration,
+    recovery: FiniteDuration):
+  def holdOf(fault: FaultCase): FiniteDuration = if fault.pastTimeout then holdPastTimeout else hold
+  def total(fault: FaultCase): FiniteDuration = baseline + holdOf(fault) + recovery
 
 /**
  * Runs fault cases against a running stack: steady closed-loop users on `/customers/{id}` throughout, the fault
@@ -26,8 +31,12 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
     FaultRunner.warmUp(service, steadyUsers, path, d)
     gauges.resources()
 
+  /** The service's threads and heap now (after a full GC). */
+  def resources(): Resources = gauges.resources()
+
   def run(fault: FaultCase, phases: Phases): FaultRecord =
     val before = gauges.resources()
+    val hold = phases.holdOf(fault)
     val log = RequestLog()
     val target = Target(log)
     val sampling = gauges.sampleEverySecond(log.t0Nanos)
@@ -37,9 +46,9 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
     try
       Thread.sleep(phases.baseline.toMillis)
       val injectAt = now
-      fault.inject(target, phases.hold)
+      fault.inject(target, hold)
       progress(f"  injected at $injectAt%.1f s: ${fault.description}")
-      Thread.sleep(phases.hold.toMillis)
+      Thread.sleep(hold.toMillis)
       val clearAt = now
       fault.clear(target)
       progress(f"  cleared at $clearAt%.1f s")
@@ -47,16 +56,19 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
       val ended = steady.stop() & target.stopAll()
       val endAt = now
       val rows = sampling.stop()
+      target.releaseAll()
       Thread.sleep(500)
       val after = gauges.resources()
       FaultRecord.of(fault.name, injectAt, clearAt, endAt, log.all, rows, before, after, ended)
     finally
       steady.abandon()
       target.stopAll()
+      target.releaseAll()
       sampling.stop()
 
   private final class Target(log: RequestLog) extends FaultTarget:
     private val extra = TrieMap[String, RunningGroup]()
+    private val held = TrieMap[String, HeldConnections]()
     def stubLatency(value: String): Unit = Stack.post(stub.url(s"/admin/latency?value=$value")).left.foreach(fail)
     def stubFaults(value: String): Unit = Stack.post(stub.url(s"/admin/faults?value=$value")).left.foreach(fail)
     def baseLatency: String = baseStubLatency
@@ -74,11 +86,32 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
     def extraUsers(name: String, users: Int, keepAlive: Boolean, oneShot: Boolean): Unit =
       extra.put(name, ClosedLoopUsers.start(UserGroup(name, users, service.port, path, keepAlive = keepAlive,
         oneShot = oneShot), log))
-    def stopExtraUsers(name: String, abandon: Boolean): Unit =
-      extra.remove(name).foreach(g => if abandon then g.abandon() else g.stop())
+    def newcomers(name: String, users: Int): Unit =
+      extra.put(name, ClosedLoopUsers.start(UserGroup(name, users, service.port, path, keepAlive = false,
+        readTimeout = 5.seconds), log))
+    def stopExtraUsers(name: String): Unit = extra.remove(name).foreach(_.stop())
+    def holdConnections(name: String, count: Int, holding: Holding): Unit =
+      serviceFileLimit.filter(_ < count + steadyUsers + 256).foreach { limit =>
+        fail(s"the service may open only $limit files (ulimit -n), fewer than the $count connections to hold")
+      }
+      val h = HeldConnections.open(name, count, service.port, holding, log)
+      held.put(name, h)
+      progress(s"  holding ${h.held} connections ($count opened)")
+    /** Closing thousands takes seconds (paced): it goes on beside the recovery; the run waits for it at its end. */
+    def releaseConnections(name: String): Unit = held.remove(name).foreach(h => closing :+= h.closeInBackground())
+    private var closing = Vector.empty[Thread]
+    def releaseAll(): Unit =
+      held.keys.toSeq.foreach(releaseConnections)
+      closing.foreach(_.join(60_000))
+      closing = Vector.empty
     def maxConnections: Int = FaultRunner.this.maxConnections
     def steadyUsers: Int = FaultRunner.this.steadyUsers
     def stopAll(): Boolean = extra.keys.toSeq.map(k => extra.remove(k).forall(_.stop())).forall(identity)
+    private def serviceFileLimit: Option[Long] =
+      scala.util.Try(java.nio.file.Files.readAllLines(java.nio.file.Path.of(s"/proc/${service.child.pid}/limits"))
+        .toArray.map(_.toString).find(_.startsWith("Max open files"))
+        .flatMap(_.drop("Max open files".length).trim.split("\\s+").headOption.flatMap(_.toLongOption)))
+        .toOption.flatten
     private def fail(e: String): Nothing = throw IllegalStateException(s"fault control failed: $e")
 
 object FaultRunner:

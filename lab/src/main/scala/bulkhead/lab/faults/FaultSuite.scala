@@ -1,89 +1,147 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.SeedRedis
-import bulkhead.lab.process.{Children, Launch, Stack}
+import bulkhead.lab.process.{Children, Launch, Served, Stack}
 import bulkhead.lab.report.Environment
 import bulkhead.lab.run.Progress
+import bulkhead.lab.run.Progress
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 import scala.concurrent.duration.*
 import scala.util.control.NonFatal
 
-/** The configuration of a faults suite run. */
-final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, steadyUsers: Int = 100,
-    maxConnections: Int = 200, maxInFlight: Int = 300, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500,
-    customers: Int = 1000, breakerReset: FiniteDuration = 1.second, soapTimeout: FiniteDuration = 3.seconds,
-    only: Set[String] = Set.empty,
-    warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds):
-  require(stubLatencyMs * 10 > soapTimeout.toMillis * 3 / 2,
-    s"latency-x10 (${stubLatencyMs * 10} ms) must be well past the SOAP timeout (${soapTimeout.toMillis} ms)")
-  def cases: Seq[FaultCase] = FaultCase.all.filter(c => only.isEmpty || only.contains(c.name))
-
-object FaultSuiteSettings:
-  /**
-   * Under 5 minutes here: the hold (6 s) past the SOAP timeout (3 s), recovery just past the 5 s bound. The timeout is
-   * below latency-x10's 5 s (10 x 500 ms): at the service's default of 5 s, calls raced the timeout, some answered and
-   * reset the breaker's count of consecutive failures, and the breaker opened or not by chance (seen in CI).
-   */
-  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(3.seconds, 6.seconds, 5500.millis), 4.seconds,
-    warmUp = 8.seconds, rampWarmUp = 15.seconds)
-  val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 12.seconds, 10.seconds), 8.seconds,
-    warmUp = 10.seconds, rampWarmUp = 20.seconds)
+/** The faults run in one SOAP mode of the service (`non-blocking`, `blocking`, `virtual`); empty `faults` = all. */
+final case class ModePlan(mode: String, faults: Set[String] = Set.empty):
+  def cases(only: Set[String]): Seq[FaultCase] =
+    FaultCase.all.filter(c => (faults.isEmpty || faults(c.name)) && (only.isEmpty || only(c.name)))
 
 /**
- * `./bulkhead lab faults`: the fault matrix under load, then the overload ramp, on a real redis-server, the real stub
- * and the service, each in its own process on loopback. Returns the report.
+ * The configuration of a faults suite run. The service runs with the settings `./bulkhead serve` ships (read from its
+ * build, see [[ServiceDefaults]]); the suite sets only what a lab must: where the stub and Redis are, the SOAP mode,
+ * and how long each phase lasts. The overload ramp alone runs a service with `rampMaxInFlight` (0.5x..3x of the
+ * shipped 4,000 at the third party's latency would be 2,000..12,000 users on this machine's 2 cores).
+ */
+final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, modes: Seq[ModePlan],
+    steadyUsers: Int = 100, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500, customers: Int = 1000,
+    only: Set[String] = Set.empty, warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds):
+  def runs: Seq[(ModePlan, Seq[FaultCase])] = modes.map(m => m -> m.cases(only)).filter(_._2.nonEmpty)
+
+object FaultSuiteSettings:
+  val Modes: Seq[String] = Seq("non-blocking", "blocking", "virtual")
+  /** The faults that hold a SOAP call's thread (its whole timeout) in the blocking and virtual clients. */
+  val ThreadHolding: Set[String] = Set("no-answer", "trickle")
+
+  /**
+   * Every fault in non-blocking mode; in blocking mode the faults that hold its threads, in virtual mode the trickle
+   * (whose body the JDK client's own timeout does not cover): the plan of the CI's ~7 minutes. `--soap-modes` runs
+   * every fault in each mode.
+   */
+  val CiPlan: Seq[ModePlan] =
+    Seq(ModePlan("non-blocking"), ModePlan("blocking", ThreadHolding), ModePlan("virtual", Set("trickle")))
+
+  /**
+   * The lab's shortened hold times (what the suite profile may shorten; no setting of the service): 2 s of load
+   * before a fault, the fault held 3 s (4.5 s, past the shipped 3 s SOAP timeout, for the faults that fail only
+   * there), 5.5 s after it (recovery is checked within 5 s).
+   */
+  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(2.seconds, 3.seconds, 4500.millis, 5500.millis),
+    3.seconds, CiPlan, warmUp = 8.seconds, rampWarmUp = 10.seconds)
+  val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 10.seconds, 12.seconds, 10.seconds),
+    8.seconds, CiPlan, warmUp = 10.seconds, rampWarmUp = 20.seconds)
+
+/**
+ * `./bulkhead lab faults`: the fault matrix under load in each SOAP mode, then the overload ramp, on a real
+ * redis-server, the real stub and the service, each in its own process on loopback. Returns the report.
  */
 object FaultSuite:
   def run(s: FaultSuiteSettings, launch: Launch, work: Path, command: String, progress: String => Unit)
       : FaultReport =
     val stack = Stack(launch, work)
     val env = Environment.read(launch)
-    val setup = Seq(s"${s.steadyUsers} steady keep-alive users on /customers/{id} (ids 1..${s.customers})",
-      s"stub latency fixed ${s.stubLatencyMs} ms", s"service max-connections ${s.maxConnections}, max-in-flight " +
-        s"${s.maxInFlight}, SOAP timeout ${s.soapTimeout.toSeconds} s, circuit breaker 20 failures / reset " +
-        s"${s.breakerReset.toSeconds} s",
-      s"phases: ${s.phases.baseline.toMillis / 1000.0} s before, ${s.phases.hold.toMillis / 1000.0} s held, " +
-        s"${s.phases.recovery.toMillis / 1000.0} s after", "users wait Retry-After (at most 5 s) after a 503",
-      s"overload ramp: max-connections 16384, max-in-flight ${s.rampMaxInFlight}, ${s.rampStep.toSeconds} s per step " +
-        "(at 500 ms a limit of 100 in flight is 200 req/s, under what this machine's CPU serves with the lab and " +
+    val shipped = ServiceDefaults.read(launch.serviceClasspath)
+    require(s.stubLatencyMs * 10 > shipped.soapTimeout.toMillis * 11 / 10,
+      s"latency-x10 (${s.stubLatencyMs * 10} ms) must be clearly past the SOAP timeout (${shipped.soapTimeout}): " +
+        "calls that race the timeout answer or not by chance")
+    require(s.phases.holdPastTimeout >= shipped.soapTimeout + 1500.millis, s"faults that fail at the SOAP timeout " +
+      s"(${shipped.soapTimeout}) must be held past it, long enough for the breaker to see their failures")
+    val setup = Seq(
+      s"the service with the settings `./bulkhead serve` ships: ${shipped.describe}; the suite sets only the stub's " +
+        "and Redis's addresses and the SOAP mode",
+      s"${s.steadyUsers} steady keep-alive users on /customers/{id} (ids 1..${s.customers})",
+      s"stub latency fixed ${s.stubLatencyMs} ms",
+      s"phases: ${s.phases.baseline.toMillis / 1000.0} s before, ${s.phases.hold.toMillis / 1000.0} s held " +
+        s"(${s.phases.holdPastTimeout.toMillis / 1000.0} s for faults that fail at the SOAP timeout), " +
+        s"${s.phases.recovery.toMillis / 1000.0} s after",
+      "users wait Retry-After (at most 5 s) after a 503; new clients in the connection faults want an answer within " +
+        "5 s",
+      s"modes: ${s.runs.map((m, cs) => s"${m.mode} (${if cs.size == FaultCase.all.size then "every fault"
+        else cs.map(_.name).mkString(", ")})").mkString("; ")}",
+      s"overload ramp (non-blocking): max-in-flight ${s.rampMaxInFlight} instead of ${shipped.maxInFlight}, " +
+        s"${s.rampStep.toSeconds} s per step (at ${s.stubLatencyMs} ms a limit of ${s.rampMaxInFlight} in flight is " +
+        s"${s.rampMaxInFlight * 1000 / s.stubLatencyMs} req/s, under what this machine's CPU serves with the lab and " +
         "the stub beside it)")
     var failures = Vector.empty[String]
-    val redis = stack.redis()
+    var outcomes = Vector.empty[FaultOutcome]
+    var suiteChecks = Vector.empty[(String, Check)]
+    var redis = stack.redis()
     try
       SeedRedis.load(s"redis://127.0.0.1:${redis.port}", s.customers)
       val stub = stack.stub(Seq("--latency", s"fixed:${s.stubLatencyMs}", "--customers", s.customers.toString))
-      def serviceFlags(maxConnections: Int, maxInFlight: Int) = Seq("--max-connections", maxConnections.toString,
-        "--max-in-flight", maxInFlight.toString, "--soap-endpoint", stub.url("/soap"), "--redis-uri",
-        s"redis://127.0.0.1:${redis.port}", "--set",
-        s"bulkhead.enrichment.soap.circuit-breaker.reset-timeout=${s.breakerReset.toMillis}ms", "--set",
-        s"bulkhead.enrichment.soap.request-timeout=${s.soapTimeout.toMillis}ms")
-      val service = stack.service(serviceFlags(s.maxConnections, s.maxInFlight), heap = "-Xmx1g")
-      val runner = FaultRunner(stack, redis, stub, service, s.steadyUsers, s.maxConnections, s.customers,
-        s"fixed:${s.stubLatencyMs}", progress)
-      progress(s"faults suite: ${s.cases.size} faults x ${s.phases.total.toSeconds} s, then the overload ramp")
-      // Steps: the warm-up, each fault (its phases and a few seconds to inject and clear), the ramp (a fresh service).
-      val steps = Progress(s.warmUp.toSeconds.toDouble +: s.cases.map(_ => s.phases.total.toSeconds + 3.0) :+
-        (8.0 + s.rampWarmUp.toSeconds + OverloadRamp.Factors.size * s.rampStep.toSeconds))
-      progress(s"${steps.start(0)} warm-up")
-      runner.warmUp(s.warmUp)
-      val outcomes = s.cases.zipWithIndex.flatMap { (fault, i) =>
-        progress(s"${steps.start(i + 1)} ${fault.name}")
+      def serviceFlags(mode: String) = Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri",
+        s"redis://127.0.0.1:${redis.port}", "--soap-mode", mode)
+      // Steps: per mode a start and warm-up, then each fault (its phases and a few seconds to inject and clear; the
+      // connection faults open and close 16,000 connections), then the ramp (a fresh service).
+      def estimate(f: FaultCase) = s.phases.total(f).toSeconds + (if f.name.contains("connection-exhaustion") ||
+        f.name == "slowloris" then 30.0 else 3.0)
+      val estimates = s.runs.flatMap((_, cases) => (8.0 + s.warmUp.toSeconds) +: cases.map(estimate)) :+
+        (8.0 + s.rampWarmUp.toSeconds + OverloadRamp.Factors.size * s.rampStep.toSeconds)
+      val steps = Progress(estimates)
+      var step = 0
+      def next(): String =
+        val header = steps.start(step)
+        step += 1
+        header
+      for (plan, cases) <- s.runs do
+        progress(s"${next()} ${plan.mode}: start and warm-up, then ${cases.size} faults")
+        var service: Option[Served] = None
         try
-          val record = runner.run(fault, s.phases)
-          val checks = FaultVerdict.checks(record, fault.expect)
-          checks.foreach(c => progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
-          Some(FaultOutcome(fault, record, checks))
+          service = Some(stack.service(serviceFlags(plan.mode), heap = "-Xmx1g"))
+          val runner = FaultRunner(stack, redis, stub, service.get, s.steadyUsers, shipped.maxConnections,
+            s.customers, s"fixed:${s.stubLatencyMs}", progress)
+          runner.warmUp(s.warmUp)
+          val records = cases.flatMap { fault =>
+            progress(s"${next()} ${plan.mode} ${fault.name}")
+            try
+              val record = runner.run(fault, s.phases)
+              Some(fault -> record)
+            catch
+              case NonFatal(e) =>
+                failures :+= s"${plan.mode} ${fault.name}: ${e.getMessage}"
+                progress(s"  did not run: ${e.getMessage}")
+                None
+          }
+          val baseline = records.headOption.map(_._2.before)
+          records.foreach { (fault, record) =>
+            val checks = FaultVerdict.checks(record, fault.expect, baseline.get)
+            checks.filterNot(_.passed).foreach(c =>
+              progress(s"  ${plan.mode} ${fault.name}: FAIL ${c.name}: ${c.detail}"))
+            outcomes :+= FaultOutcome(plan.mode, fault, record, checks)
+          }
+          redis = runner.redis
+          val wide = FaultVerdict.suiteChecks(records.map(_._2))
+          wide.foreach(c =>
+            progress(s"  ${plan.mode} suite: ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+          suiteChecks ++= wide.map(plan.mode -> _)
         catch
           case NonFatal(e) =>
-            failures :+= s"${fault.name}: ${e.getMessage}"
-            progress(s"  did not run: ${e.getMessage}")
-            None
-      }
-      service.child.stop()
-      progress(s"${steps.start(s.cases.size + 1)} overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of " +
+            failures :+= s"${plan.mode}: ${e.getMessage}"
+            progress(s"  ${plan.mode} did not run: ${e.getMessage}")
+        finally service.foreach(_.child.stop())
+      // A mode that did not start skipped its faults' steps: the ramp is the last step.
+      progress(s"${steps.start(estimates.size - 1)} overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of " +
         s"max-in-flight ${s.rampMaxInFlight}")
-      val rampService = stack.service(serviceFlags(16384, s.rampMaxInFlight), heap = "-Xmx1g")
+      val rampService = stack.service(
+        serviceFlags("non-blocking") ++ Seq("--max-in-flight", s.rampMaxInFlight.toString), heap = "-Xmx1g")
       // A fresh JVM spends its first ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warm it longer.
       FaultRunner.warmUp(rampService, s.rampMaxInFlight, n => s"/customers/${n % s.customers + 1}", s.rampWarmUp)
       val ramp = OverloadRamp.run(rampService, s.rampMaxInFlight, s.customers, s.rampStep, progress)
@@ -91,5 +149,5 @@ object FaultSuite:
       val rampChecks = OverloadRamp.checks(ramp, s.stubLatencyMs)
       rampChecks.foreach(c => progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
       progress(s"  ramp ${steps.finish()}; the faults suite took ${Progress.duration(steps.elapsed)}")
-      FaultReport(command, env, setup, outcomes, ramp, rampChecks, failures)
+      FaultReport(command, env, setup, outcomes, suiteChecks, ramp, rampChecks, failures)
     finally Children.stopAll()

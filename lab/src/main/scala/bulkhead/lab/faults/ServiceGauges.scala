@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.process.Stack
+import bulkhead.lab.process.{Children, Stack}
 import bulkhead.lab.sample.{Attach, MetricsScrape, PoolNames, ProcessThreads, ThreadSampler}
 
 import java.util.concurrent.ConcurrentHashMap
@@ -22,7 +22,7 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
         def g(name: String) = scrape.flatMap(_.get(name))
         rows.put(second, SecondRow(second, Map.empty, Double.NaN, Double.NaN, g("soap_circuit_state"), threads,
           scrape.map(ServiceGauges.heapMb), g("http_server_connections_open"), g("enrichment_in_flight"),
-          g("enrichment_loyalty_unavailable_total")))
+          g("enrichment_loyalty_unavailable_total"), g("soap_circuit_opened_total")))
         val next = t0Nanos + (second + 1) * 1_000_000_000L
         val wait = (next - System.nanoTime()) / 1_000_000L
         if wait > 0 then Thread.sleep(wait)
@@ -35,30 +35,23 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
       rows.asScala.toMap)
 
   /**
-   * Platform threads and heap used after a full GC: what must come back. Threads come from one thread dump (a /proc
-   * count beside a dump taken a moment apart mixed two instants), without HotSpot's GC/JIT/VM threads and without the
-   * fork-join dispatchers' workers, which those pools start and retire on demand (-15..+16 between faults while every
-   * fixed pool kept its size).
+   * Platform threads and heap used after a full GC: what must come back. Threads are every thread of one thread dump
+   * (a /proc count beside a dump taken a moment apart mixed two instants), by pool so that a failed check names the
+   * pool that grew. A dump or a heap reading that fails is recorded as such (-1, NaN), and fails the checks.
    */
   def resources(): Resources =
-    Attach.jcmd(pid, "GC.run")
+    // Without the full GC the heap figure is allocation noise, not what is retained: no reading then.
+    val collected = Attach.jcmd(pid, "GC.run")
+      .orElse(Children.runToCompletion(Seq(ThreadSampler.jcmd, pid.toString, "GC.run"), 30.seconds)).isRight
     Thread.sleep(200)
-    val heap = Stack.get(metricsUrl, 5.seconds).toOption.map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
-    val pools = ThreadSampler.sample(pid).orElse(ThreadSampler.sample(pid)).getOrElse(Nil)
-    val own = pools.filterNot(p => ServiceGauges.onDemand(p.pool)).map(_.threads).sum
-    Resources(if pools.isEmpty then -1 else own, heap.getOrElse(Double.NaN))
+    val heap = Stack.get(metricsUrl, 5.seconds).toOption.filter(_ => collected)
+      .map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
+    ThreadSampler.sample(pid).orElse(ThreadSampler.sample(pid)) match
+      case Right(pools) if pools.nonEmpty =>
+        Resources(pools.map(_.threads).sum, heap.getOrElse(Double.NaN), pools.map(p => p.pool -> p.threads).toMap)
+      case _ => Resources(-1, heap.getOrElse(Double.NaN))
 
 object ServiceGauges:
-  /**
-   * Pools whose size moves by itself: fork-join workers (Pekko's default and internal dispatchers, the JDK's common
-   * pool and virtual-thread carriers, named ForkJoinPool-N-worker or, once seen carrying, virtual-carriers) and
-   * HotSpot's own GC, JIT and VM threads.
-   */
-  def onDemand(pool: String): Boolean =
-    pool.endsWith("default-dispatcher") || pool.endsWith("internal-dispatcher") || pool.startsWith("ForkJoinPool") ||
-      pool == PoolNames.VirtualCarriers ||
-      Seq("GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM ").exists(pool.startsWith)
-
   final class Sampling(val stop: () => Map[Int, SecondRow])
 
   def heapMb(s: MetricsScrape): Double =

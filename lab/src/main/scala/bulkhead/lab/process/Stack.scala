@@ -52,20 +52,21 @@ final class Stack(launch: Launch, dir: Path):
         jvm(jvmPeer, classpath, Target.mainClass(jvmPeer), Seq("-Xmx1g", "-Xss512k"), flags, ready = "/hello")
 
   /**
-   * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis). `name` names its log and port file:
-   * distinct for each node of a cluster.
+   * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis), `env` environment variables (e.g.
+   * the Redis password, which the service refuses on its command line). `name` names its log and port file: distinct
+   * for each node of a cluster.
    */
   def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil,
-      name: String = "service"): Served =
-    jvm(name, launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args)
+      env: Map[String, String] = Map.empty, name: String = "service"): Served =
+    jvm(name, launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args, env = env)
 
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
-      ready: String = "/health"): Served =
+      ready: String = "/health", env: Map[String, String] = Map.empty): Served =
     val portFile = dir.resolve(s"$name.port")
     Files.deleteIfExists(portFile)
     val command = Seq(launch.java) ++ launch.jvmFlags ++ jvmArgs ++ Seq("-cp", classpath, main, "--port", "0",
       "--port-file", portFile.toString) ++ args
-    val child = Children.start(name, command, dir)
+    val child = Children.start(name, command, dir, env)
     val deadline = System.nanoTime() + 60.seconds.toNanos
     while !(Files.exists(portFile) && Files.readString(portFile).trim.nonEmpty) do
       if !child.isAlive then

@@ -33,9 +33,10 @@ object Target:
 
   /**
    * The flags a peer understands: of the service's, the ones the seeds varied; Jetty and Tomcat size their one pool
-   * in their own terms (--max-threads, --min-threads). The others are bulkhead's own.
+   * in their own terms (--max-threads, --min-threads). The others are bulkhead's own, some without a value
+   * (--allow-default-dispatcher-work), so flags are read one by one, not in pairs.
    */
   def peerFlags(peer: String, flags: Seq[String]): Seq[String] =
     val understood = if peer == Jetty || peer == Tomcat then Set("--max-threads", "--min-threads")
       else Set("--blocking-pool-size", "--max-connections")
-    flags.grouped(2).collect { case Seq(f, v) if understood(f) => Seq(f, v) }.flatten.toSeq
+    flags.zip(flags.drop(1)).collect { case (f, v) if understood(f) => Seq(f, v) }.flatten

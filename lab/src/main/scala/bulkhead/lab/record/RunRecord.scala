@@ -38,5 +38,6 @@ final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample
 
   private def measured(all: Seq[Sample]): Seq[Sample] =
     // The sample taken as the load starts sees no load yet: it would dilute every mean by one sample.
-    val in = all.filter(s => s.second >= measuredFrom + 0.5 && s.second <= measuredTo + 0.5)
+    val from = if measuredFrom > 0 then measuredFrom - 0.5 else 0.5
+    val in = all.filter(s => s.second >= from && s.second <= measuredTo + 0.5)
     if in.nonEmpty then in else all

@@ -33,8 +33,9 @@ final case class SoapSettings(
     workQueue: WorkQueueSettings,
     breaker: BreakerSettings)
 
-final case class RedisSettings(uri: String, connections: RedisConnections, timeout: FiniteDuration,
-    reconnectMaxDelay: FiniteDuration)
+/** The profile store; `password`, when set, comes from a file or the environment, never from the command line. */
+final case class RedisSettings(uri: String, password: Option[Secret], connections: RedisConnections,
+    timeout: FiniteDuration, reconnectMaxDelay: FiniteDuration)
 
 /** The REST -> SOAP -> Redis pipeline: a third party of about 1 s latency, then a Redis profile, merged. */
 final case class EnrichmentSettings(
@@ -45,10 +46,16 @@ final case class EnrichmentSettings(
     redis: RedisSettings)
 
 object EnrichmentSettings:
-  def apply(config: Config): EnrichmentSettings = read(SettingsReader(config))
+  /** The environment variable that may hold the Redis password (when no password file is configured). */
+  val RedisPasswordVariable = "BULKHEAD_REDIS_PASSWORD"
 
-  /** Reads and validates with the reader of the whole service, so that the first bad key stops the start. */
-  private[config] def read(r: SettingsReader): EnrichmentSettings =
+  def apply(config: Config, env: Map[String, String] = sys.env): EnrichmentSettings = read(SettingsReader(config), env)
+
+  /**
+   * Reads and validates with the reader of the whole service, so that the first bad key stops the start; the Redis
+   * password comes from `password-file` or `env`.
+   */
+  private[config] def read(r: SettingsReader, env: Map[String, String]): EnrichmentSettings =
     val e = "bulkhead.enrichment"
     val cb = s"$e.soap.circuit-breaker"
     val wq = WorkQueueSettings(
@@ -63,7 +70,17 @@ object EnrichmentSettings:
     val uri = r.nonEmpty(s"$e.redis.uri")
     r.check(s"$e.redis.uri", uri.startsWith("redis://") || uri.startsWith("rediss://"),
       "must be a redis:// or rediss:// URI")
-    val redis = RedisSettings(uri, r.oneOf(s"$e.redis.connections", RedisConnections.values.toSeq)(_.key),
+    // Lettuce's own message would quote the URI, password included: the key is named, the value is not.
+    r.check(s"$e.redis.uri", scala.util.Try(io.lettuce.core.RedisURI.create(uri)).isSuccess,
+      "is not a valid Redis URI (redis[s]://[:password@]host[:port][/database])")
+    val passwordFile = r.string(s"$e.redis.password-file")
+    val password =
+      if passwordFile.nonEmpty then
+        val read = scala.util.Try(java.nio.file.Files.readString(java.nio.file.Path.of(passwordFile)).stripLineEnd)
+        r.check(s"$e.redis.password-file", read.isSuccess, s"cannot read $passwordFile")
+        read.toOption.filter(_.nonEmpty).map(Secret(_))
+      else env.get(RedisPasswordVariable).filter(_.nonEmpty).map(Secret(_))
+    val redis = RedisSettings(uri, password, r.oneOf(s"$e.redis.connections", RedisConnections.values.toSeq)(_.key),
       r.duration(s"$e.redis.timeout", 1.millis), r.duration(s"$e.redis.reconnect-max-delay", 10.millis))
     EnrichmentSettings(
       routees = r.int(s"$e.routees", 1, 10_000),

@@ -32,7 +32,9 @@ object ServiceCommandLine:
       ("max-in-flight", "bulkhead.enrichment.max-in-flight", "enrichment requests in flight before shedding"),
       ("soap-endpoint", "bulkhead.enrichment.soap.endpoint", "the third party's SOAP URL"),
       ("soap-mode", "bulkhead.enrichment.soap.mode", "non-blocking | blocking | virtual"),
-      ("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI"),
+      ("redis-uri", "bulkhead.enrichment.redis.uri", "Redis URI, without a password (see --redis-password-file)"),
+      ("redis-password-file", "bulkhead.enrichment.redis.password-file",
+        s"a file holding the Redis password (else the environment variable ${EnrichmentSettings.RedisPasswordVariable})"),
       ("redis-connections", "bulkhead.enrichment.redis.connections", "per-routee | shared"))
 
   private val builder = OParser.builder[Options]
@@ -44,6 +46,12 @@ object ServiceCommandLine:
       .validate(p => if p >= 0 && p <= 65535 then success else failure(s"--port must be 0..65535, was $p"))
       .action((v, o) => o.set("bulkhead.service.port", v))
     val others = Seq(
+      opt[Unit]("allow-default-dispatcher-work").text("run /work/default, which blocks the threads that serve " +
+          "every request (the seeds' anti-pattern; refused with 403 otherwise) " +
+          "(bulkhead.service.work.allow-default-dispatcher)")
+        .action((_, o) => o.set("bulkhead.service.work.allow-default-dispatcher", true)),
+      opt[Unit]("expose-metrics").text("serve /metrics on a non-loopback --host (bulkhead.service.metrics.expose)")
+        .action((_, o) => o.set("bulkhead.service.metrics.expose", true)),
       key("cluster-port", "bulkhead.cluster.port",
         "join a Pekko Cluster: this node's Artery (remoting) port, 0 for any free one; default -1: a single node"),
       key("cluster-host", "bulkhead.cluster.host", "the address other nodes reach this node at (default 127.0.0.1)"),
@@ -76,6 +84,10 @@ object ServiceCommandLine:
         val reference = ConfigFactory.defaultReference()
         o.overrides.map(_._1).find(k => !reference.hasPathOrNull(k)) match
           case Some(unknown) => Left(s"unknown configuration key '$unknown' (see the reference.conf files)")
+          case None if o.overrides.exists((k, v) => k.endsWith(".redis.uri") && Redaction.hasCredentials(v)) =>
+            Left("the Redis URI must not carry a password on the command line, where every user of this machine " +
+              "can read it (/proc/PID/cmdline): put the password in a file (--redis-password-file FILE) or in the " +
+              s"environment variable ${EnrichmentSettings.RedisPasswordVariable}, and give the URI without it")
           case None =>
             val seeds =
               if o.seedNodes.isEmpty then ConfigFactory.empty()

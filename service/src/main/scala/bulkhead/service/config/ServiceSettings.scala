@@ -9,18 +9,25 @@ import scala.concurrent.duration.*
 final case class ServerSettings(
     maxConnections: Int,
     backlog: Int,
+    refusedConnections: Int,
     idleTimeout: FiniteDuration,
+    requestHeadTimeout: FiniteDuration,
     requestTimeout: FiniteDuration,
     pipeliningLimit: Int,
     listeners: Int,
     /** /hello and /work/{mode} answered outside the routing tree. */
     fastPath: Boolean)
 
+/** Requests of each `/work/{mode}` in flight at once, above which the service answers 503 at once. */
+final case class WorkLimits(default: Int, pool: Int, virtual: Int, async: Int)
+
 /** Bounds of the `/work/{mode}` routes. */
-final case class WorkSettings(defaultMs: Int, maxMs: Int)
+final case class WorkSettings(defaultMs: Int, maxMs: Int, allowDefaultDispatcher: Boolean, limits: WorkLimits,
+    retryAfter: FiniteDuration)
 
 /** The pool sizes that bound throughput, read here so that a bad size stops the start with its key named. */
-final case class PoolSettings(blockingPoolSize: Int, defaultParallelismFactor: Double, defaultParallelismMin: Int,
+final case class PoolSettings(blockingPoolSize: Int, blockingQueueSize: Int, defaultParallelismFactor: Double,
+    defaultParallelismMin: Int,
     defaultParallelismMax: Int)
 
 /** Where /metrics is served: on the service's listener, or on its own (e.g. loopback only, or a management network). */
@@ -38,6 +45,7 @@ final case class ServiceSettings(
     requestMeters: Boolean,
     server: ServerSettings,
     shutdownDeadline: FiniteDuration,
+    retryAfter: FiniteDuration,
     work: WorkSettings,
     pools: PoolSettings,
     enrichment: EnrichmentSettings,
@@ -46,39 +54,73 @@ final case class ServiceSettings(
 object ServiceSettings:
 
   /** Reads and validates; throws `ConfigException` naming the first bad key. */
-  def apply(config: Config): ServiceSettings =
+  def apply(config: Config): ServiceSettings = read(config, sys.env)
+
+  /** As [[apply]], with the environment to read secrets from (the Redis password). */
+  def read(config: Config, env: Map[String, String]): ServiceSettings =
     val r = SettingsReader(config)
     val s = "bulkhead.service"
     val server = ServerSettings(
       maxConnections = r.int(s"$s.server.max-connections", 1, 1_000_000),
       backlog = r.int(s"$s.server.backlog", 1, 1_000_000),
+      refusedConnections = r.int(s"$s.server.refused-connections", 0, 1_000_000),
       idleTimeout = r.duration(s"$s.server.idle-timeout", 1.second),
+      requestHeadTimeout = r.duration(s"$s.server.request-head-timeout", 100.millis),
       requestTimeout = r.duration(s"$s.server.request-timeout", 100.millis),
       pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
       listeners = r.int(s"$s.server.listeners", 1, 64),
       fastPath = r.boolean(s"$s.server.fast-path"))
-    val work = WorkSettings(r.int(s"$s.work.default-ms", 0, 3_600_000), r.int(s"$s.work.max-ms", 0, 3_600_000))
+    val w = s"$s.work"
+    val work = WorkSettings(
+      defaultMs = r.int(s"$w.default-ms", 0, 3_600_000),
+      maxMs = r.int(s"$w.max-ms", 0, 3_600_000),
+      allowDefaultDispatcher = r.boolean(s"$w.allow-default-dispatcher"),
+      limits = WorkLimits(
+        default = r.int(s"$w.max-in-flight.default", 1, 1_000_000),
+        pool = r.int(s"$w.max-in-flight.pool", 1, 1_000_000),
+        virtual = r.int(s"$w.max-in-flight.virtual", 1, 1_000_000),
+        async = r.int(s"$w.max-in-flight.async", 1, 1_000_000)),
+      retryAfter = r.duration(s"$s.retry-after", 1.second))
     r.check(s"$s.work.default-ms", work.defaultMs <= work.maxMs, s"must not exceed $s.work.max-ms (${work.maxMs})")
     val fj = "pekko.actor.default-dispatcher.fork-join-executor"
     val pools = PoolSettings(
       blockingPoolSize = r.int(s"${Pools.Blocking.configPath}.thread-pool-executor.fixed-pool-size", 1, 32_768),
+      blockingQueueSize = r.int(s"${Pools.Blocking.configPath}.thread-pool-executor.task-queue-size", 1, 10_000_000),
       defaultParallelismFactor = r.double(s"$fj.parallelism-factor", 0.0001),
       defaultParallelismMin = r.int(s"$fj.parallelism-min", 1, 32_767),
       defaultParallelismMax = r.int(s"$fj.parallelism-max", 1, 32_767))
+    // Pekko runs a task on the submitting thread when a thread-pool-executor's queue is full: that thread serves
+    // requests, so the admission bound of /work/pool must fit in the pool and its queue.
+    r.check(s"$w.max-in-flight.pool", work.limits.pool <= pools.blockingPoolSize + pools.blockingQueueSize,
+      s"must not exceed the blocking pool's threads plus its task-queue-size " +
+        s"(${pools.blockingPoolSize} + ${pools.blockingQueueSize}), was ${work.limits.pool}")
     r.check(s"$fj.parallelism-max", pools.defaultParallelismMax >= pools.defaultParallelismMin,
       s"must be at least parallelism-min (${pools.defaultParallelismMin})")
     val portFile = r.string(s"$s.port-file")
+    val host = r.nonEmpty(s"$s.host")
+    val metrics = r.int(s"$s.metrics.port", -1, 65535) match
+      case -1 => MetricsListener.OnServiceListener
+      case port => MetricsListener.Separate(r.nonEmpty(s"$s.metrics.host"), port)
+    r.check(s"$s.metrics.port", metrics != MetricsListener.OnServiceListener || isLoopback(host) ||
+      r.boolean(s"$s.metrics.expose"),
+      s"the service binds $host, not loopback, and /metrics would be served there to anyone who can reach it: give " +
+        "/metrics its own listener with --metrics-port (on --metrics-host, 127.0.0.1 by default), or pass " +
+        "--expose-metrics to serve it on the public listener on purpose")
     ServiceSettings(
-      host = r.nonEmpty(s"$s.host"),
+      host = host,
       port = r.int(s"$s.port", 0, 65535),
       portFile = Option(portFile).filter(_.nonEmpty),
-      metrics = r.int(s"$s.metrics.port", -1, 65535) match
-        case -1 => MetricsListener.OnServiceListener
-        case port => MetricsListener.Separate(r.nonEmpty(s"$s.metrics.host"), port),
+      metrics = metrics,
       requestMeters = r.boolean(s"$s.metrics.per-request"),
       server = server,
       shutdownDeadline = r.duration(s"$s.shutdown-deadline", 0.seconds),
+      retryAfter = work.retryAfter,
       work = work,
       pools = pools,
-      enrichment = EnrichmentSettings.read(r),
+      enrichment = EnrichmentSettings.read(r, env),
       cluster = ClusterSettings(config))
+
+  /** True when every address the host name resolves to is a loopback address. */
+  def isLoopback(host: String): Boolean =
+    try java.net.InetAddress.getAllByName(host).forall(_.isLoopbackAddress)
+    catch case _: java.net.UnknownHostException => false

@@ -19,6 +19,17 @@ object Pools:
   val Virtual: PoolName = PoolName("bulkhead.dispatch.virtual-pool")
   /** The bounded work queue of the blocking SOAP client (what CXF calls its `default-workqueue`). */
   val SoapWorkQueue: PoolName = PoolName("bulkhead.soap.work-queue")
+  /**
+   * The JDK HTTP client's own threads under the blocking SOAP client (it delivers answers on them). Fixed and named:
+   * the client's default executor starts threads on demand and retires them a minute later, so a thread count of the
+   * service moved with the third party's load.
+   */
+  val SoapHttpClient: PoolName = PoolName("bulkhead.soap.http-client")
+  /**
+   * Pekko's own pool for blocking IO: here the DNS resolution of new connections to the third party. Sized in
+   * reference.conf (2 threads, kept) so that the service's thread count does not move with connection churn.
+   */
+  val PekkoBlockingIo: PoolName = PoolName("pekko.actor.default-blocking-io-dispatcher")
   /** The timer thread that completes `/work/async` (see [[TimerPool]]). */
   val Timer: PoolName = PoolName("bulkhead.dispatch.timer")
 

@@ -13,9 +13,13 @@ final class TimerPool(pool: PoolName):
   private val executor = ScheduledThreadPoolExecutor(1, NamedThreads(pool.configPath))
   executor.setRemoveOnCancelPolicy(true)
 
-  def after[A](delay: FiniteDuration)(value: => A): Future[A] =
+  def after[A](delay: FiniteDuration)(value: => A): Future[A] = cancellableAfter(delay)(value)._1
+
+  /** As [[after]], with a way to give the wait up: the timer entry is removed and `onCancel`'s failure completes it. */
+  def cancellableAfter[A](delay: FiniteDuration)(value: => A): (Future[A], Throwable => Unit) =
     val promise = Promise[A]()
-    executor.schedule((() => promise.trySuccess(value)): Runnable, delay.toNanos, TimeUnit.NANOSECONDS)
-    promise.future
+    val scheduled = executor.schedule((() => promise.trySuccess(value)): Runnable, delay.toNanos, TimeUnit.NANOSECONDS)
+    val cancel: Throwable => Unit = reason => if scheduled.cancel(false) then promise.tryFailure(reason)
+    (promise.future, cancel)
 
   def shutdown(): Unit = executor.shutdownNow()

@@ -3,55 +3,161 @@ package bulkhead.service.http
 import bulkhead.service.config.ServiceSettings
 import bulkhead.service.http.internal.ReusePort
 import bulkhead.service.metrics.OpenConnections
+import bulkhead.service.work.CancellationSignal
+import org.apache.pekko.Done
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
-import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse}
+import org.apache.pekko.http.scaladsl.model.headers.{Connection, `Retry-After`}
+import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse, StatusCodes}
 import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.settings.ServerSettings as PekkoServerSettings
-import org.apache.pekko.stream.scaladsl.Flow
+import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLSPlacebo, Tcp}
+import org.apache.pekko.stream.{KillSwitches, Materializer}
+import org.apache.pekko.util.ByteString
 
-import scala.concurrent.{ExecutionContext, Future}
+import java.util.concurrent.atomic.AtomicInteger
+import scala.concurrent.duration.*
+import scala.concurrent.{ExecutionContext, Future, Promise}
+import scala.util.Success
+import scala.util.control.NonFatal
 
 /**
- * Binds the routes with the configured socket settings (Pekko's bind: graceful termination drains connections), on
- * `listeners` sockets sharing the port (SO_REUSEPORT), max-connections divided between them. The handler is a flow,
- * which Pekko materialises once per connection: it counts the connections the server serves.
+ * The service's HTTP server: Pekko's HTTP layer on each accepted socket, as Pekko's own bind assembles it, with what
+ * that bind lacks:
+ *  - connections above `max-connections` are still accepted (up to `refused-connections` more) and their requests
+ *    answered 503 with Retry-After at once, instead of waiting unanswered in the kernel's backlog;
+ *  - a request head must arrive within `request-head-timeout` ([[RequestHeadDeadline]]): slow-header clients do not
+ *    keep connections;
+ *  - a request not answered within `request-timeout` gets a JSON 503 with Retry-After, on every path (the fast path
+ *    too), and its work is abandoned; so is the work of a request whose client went away ([[ConnectionScope]]).
+ * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them.
  */
+final class HttpServer private (settings: ServiceSettings, route: Route,
+    fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections)(using
+    system: ActorSystem[?]):
+  private val s = settings.server
+  private val classic = system.classicSystem
+  private given Materializer = Materializer.matFromSystem(system)
+  private given ExecutionContext = system.executionContext
+  private val listeners = HttpServer.listenersFor(s.listeners)
+  private val base = PekkoServerSettings(classic)
+  // Pekko's own request timeout is off: the connection answers timeouts itself (see `withDeadline`).
+  private val pekkoSettings = base.withPipeliningLimit(s.pipeliningLimit).withTimeouts(
+    base.timeouts.withIdleTimeout(s.idleTimeout).withRequestTimeout(Duration.Inf))
+  private val socketOptions = if listeners > 1 then base.socketOptions :+ ReusePort else base.socketOptions
+  private val serverHeader = base.serverHeader.map(_.value).getOrElse("")
+  private val routeHandler = Route.toFunction(route)
+  private val handler: HttpRequest => Future[HttpResponse] = request => fastPath.applyOrElse(request, routeHandler)
+  private val everyConnection = KillSwitches.shared("bulkhead-connections")
+  private val requestsInFlight = AtomicInteger()
+  @volatile private var draining = false
+
+  private val retryAfter = `Retry-After`(settings.retryAfter.toSeconds.max(1))
+  private val refusedAnswer = ApiError.response(StatusCodes.ServiceUnavailable,
+    s"the service serves ${s.maxConnections} connections already (bulkhead.service.server.max-connections); retry",
+    Seq(retryAfter, Connection("close")))
+  private val drainingAnswer =
+    ApiError.response(StatusCodes.ServiceUnavailable, "the service is stopping", Seq(retryAfter, Connection("close")))
+  private val timeoutAnswer = ApiError.response(StatusCodes.ServiceUnavailable,
+    s"no answer within ${s.requestTimeout} (bulkhead.service.server.request-timeout); its work was given up",
+    Seq(retryAfter))
+
+  private def listen(port: Int): Future[Tcp.ServerBinding] =
+    val acceptLimit = math.max(1, (s.maxConnections + s.refusedConnections + listeners - 1) / listeners)
+    Tcp(classic).bind(settings.host, port, s.backlog, socketOptions, halfClose = false, idleTimeout = Duration.Inf)
+      .mapAsyncUnordered(acceptLimit)(serve)
+      .to(Sink.ignore)
+      .run()
+
+  /** One connection, until it closes; its failures end it, never the listener. */
+  private def serve(incoming: Tcp.IncomingConnection): Future[Done] =
+    connections.opened()
+    val scope = ConnectionScope(refused = connections.count > s.maxConnections)
+    try
+      val requests = Flow[HttpRequest].mapAsync(s.pipeliningLimit)(request => answer(request, scope))
+      val bytes = Http()(classic).serverLayer(pekkoSettings, Some(incoming.remoteAddress), classic.log)
+        .atop(TLSPlacebo())
+        .atop(BidiFlow.fromGraph(RequestHeadDeadline(scope, s.requestHeadTimeout, serverHeader)))
+        .atop(idleTimeout)
+      val socket = incoming.flow.via(everyConnection.flow[ByteString]).watchTermination()(Keep.right)
+      requests.join(bytes).joinMat(socket)(Keep.right).run()
+        .recover { case NonFatal(_) => Done }(ExecutionContext.parasitic)
+        .andThen { _ =>
+          scope.end()
+          connections.closed()
+        }(ExecutionContext.parasitic)
+    catch
+      case NonFatal(e) =>
+        classic.log.error(e, "could not serve a connection from {}", incoming.remoteAddress)
+        scope.end()
+        connections.closed()
+        Future.successful(Done)
+
+  private val idleTimeout = BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](s.idleTimeout)
+
+  private def answer(request: HttpRequest, scope: ConnectionScope): Future[HttpResponse] =
+    val signal = scope.requestStarted()
+    requestsInFlight.incrementAndGet()
+    val answered =
+      if scope.refused then Future.successful(refusedAnswer)
+      else if draining then Future.successful(drainingAnswer)
+      else
+        try withDeadline(handler(ConnectionScope.attach(request, signal)), signal)
+        catch case NonFatal(e) => Future.failed(e)
+    answered.onComplete { _ =>
+      scope.requestAnswered(signal)
+      requestsInFlight.decrementAndGet()
+    }(ExecutionContext.parasitic)
+    answered
+
+  /**
+   * The answer, or at request-timeout the JSON 503 and the request abandoned (its work stops). optimization: answers
+   * that are ready at once (/hello, refusals) schedule no timer.
+   */
+  private def withDeadline(answer: Future[HttpResponse], signal: CancellationSignal): Future[HttpResponse] =
+    if answer.isCompleted then answer
+    else
+      val deadline = Promise[HttpResponse]()
+      val timer = classic.scheduler.scheduleOnce(s.requestTimeout, () =>
+        if deadline.trySuccess(timeoutAnswer) then signal.cancel())(ExecutionContext.parasitic)
+      answer.onComplete { outcome =>
+        timer.cancel()
+        deadline.tryComplete(outcome)
+      }(ExecutionContext.parasitic)
+      deadline.future
+
+  /**
+   * Graceful stop: no new connections; requests that arrive get 503 and `Connection: close`; requests in flight
+   * finish up to `deadline`; then every connection is closed (work still running is abandoned).
+   */
+  private def terminate(bindings: Seq[Tcp.ServerBinding], deadline: FiniteDuration): Future[Done] =
+    draining = true
+    val end = deadline.fromNow
+    def drained(): Future[Done] =
+      if requestsInFlight.get <= 0 || end.isOverdue() then Future.successful(Done)
+      else org.apache.pekko.pattern.after(20.millis)(drained())(classic)
+    Future.sequence(bindings.map(_.unbind())).recover { case NonFatal(_) => Nil }
+      .flatMap(_ => drained())
+      .map { _ =>
+        everyConnection.shutdown()
+        Done
+      }
+
 object HttpServer:
 
   /** The listeners the server opens when `requested` are configured: one where the OS has no SO_REUSEPORT. */
   def listenersFor(requested: Int): Int = if ReusePort.supported then requested else 1
 
+  /** Binds every listener: the first fixes the port (0 = any free one), the others join it. */
   def bind(settings: ServiceSettings, route: Route,
       fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections)(using
       system: ActorSystem[?]): Future[Listeners] =
-    val s = settings.server
-    val listeners = listenersFor(s.listeners)
-    val base = PekkoServerSettings(system.classicSystem)
-    val serverSettings = base
-      .withMaxConnections(math.max(1, s.maxConnections / listeners))
-      .withSocketOptions(if listeners > 1 then base.socketOptions :+ ReusePort else base.socketOptions)
-      .withBacklog(s.backlog)
-      .withPipeliningLimit(s.pipeliningLimit)
-      .withTimeouts(base.timeouts.withIdleTimeout(s.idleTimeout).withRequestTimeout(s.requestTimeout))
-    val routeHandler = Route.toFunction(route)
-    val handler: HttpRequest => Future[HttpResponse] = request => fastPath.applyOrElse(request, routeHandler)
-    // What `bind(handler)` builds (mapAsync at the pipelining limit), plus the count; graceful termination is kept.
-    val perConnection = Flow[HttpRequest].mapAsync(s.pipeliningLimit)(handler).watchTermination() { (mat, done) =>
-      connections.opened()
-      done.onComplete(_ => connections.closed())(ExecutionContext.parasitic)
-      mat
-    }
-
-    def listen(port: Int): Future[Http.ServerBinding] =
-      Http()(system.classicSystem).newServerAt(settings.host, port).withSettings(serverSettings).bindFlow(perConnection)
-
+    val server = HttpServer(settings, route, fastPath, connections)
     given ExecutionContext = system.executionContext
-    // The first listener fixes the port (0 = any free one); the others join it.
-    listen(settings.port).flatMap { first =>
+    server.listen(settings.port).flatMap { first =>
       val port = first.localAddress.getPort
-      Future.sequence((2 to listeners).map(_ => listen(port)))
-        .map(rest => Listeners(first +: rest))
+      Future.sequence((2 to server.listeners).map(_ => server.listen(port)))
+        .map(rest => Listeners(first +: rest, server.terminate))
         .recoverWith { case e =>
           first.unbind().transform(_ => scala.util.Failure(e))
         }

@@ -1,18 +1,18 @@
 package bulkhead.service.http
 
 import org.apache.pekko.Done
-import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.stream.scaladsl.Tcp
 
 import java.net.InetSocketAddress
+import scala.concurrent.Future
 import scala.concurrent.duration.FiniteDuration
-import scala.concurrent.{ExecutionContext, Future}
 
 /** The service's listeners on one port (SO_REUSEPORT when more than one): one address, terminated together. */
-final class Listeners(val bindings: Seq[Http.ServerBinding]):
+final class Listeners(val bindings: Seq[Tcp.ServerBinding],
+    stop: (Seq[Tcp.ServerBinding], FiniteDuration) => Future[Done]):
   require(bindings.nonEmpty, "at least one listener")
 
   def localAddress: InetSocketAddress = bindings.head.localAddress
 
-  /** Pekko's graceful termination on every listener at once: stop accepting, drain in-flight requests. */
-  def terminate(deadline: FiniteDuration)(using ExecutionContext): Future[Done] =
-    Future.sequence(bindings.map(_.terminate(deadline))).map(_ => Done)
+  /** Stops accepting on every listener at once, drains in-flight requests up to `deadline`, closes the connections. */
+  def terminate(deadline: FiniteDuration): Future[Done] = stop(bindings, deadline)

@@ -15,7 +15,10 @@ import scala.concurrent.Future
 import JsonCodecs.given
 import JsonSupport.given
 
-/** HTTP in, one call, status out: the routes translate and decide nothing else. */
+/**
+ * HTTP in, one call, status out: the routes translate and decide nothing else. Timeouts are answered by the connection
+ * ([[HttpServer]]), for the routing tree and the fast path alike.
+ */
 final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: ServiceMetrics, defaultMs: Int,
     ready: () => Boolean, log: LoggingAdapter, serveMetrics: Boolean = true):
   private val workEndpoint = WorkEndpoint(work, metrics, defaultMs, log)
@@ -25,14 +28,13 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
   val route: Route =
     handleExceptions(ErrorHandling.exceptions(log)) {
       handleRejections(ErrorHandling.rejections) {
-        withRequestTimeoutResponse(_ => ApiError.response(StatusCodes.ServiceUnavailable, "request timed out")) {
-          concat(
-            path("hello")(timed("hello")(get(complete(Routes.Hello)))),
-            path("work" / Segment)(mode => get(parameter("ms".optional)(ms => complete(workEndpoint.respond(mode, ms))))),
-            path("customers" / Segment)(id => timed("customers")(get(customerRoute(id)))),
-            if serveMetrics then metricsRoute else reject,
-            path("health")(get(healthRoute)))
-        }
+        concat(
+          path("hello")(timed("hello")(get(complete(Routes.Hello)))),
+          path("work" / Segment)(mode => get(parameter("ms".optional)(ms => extractRequest(request =>
+            complete(workEndpoint.respond(mode, ms, ConnectionScope.cancellationOf(request))))))),
+          path("customers" / Segment)(id => timed("customers")(get(customerRoute(id)))),
+          if serveMetrics then metricsRoute else reject,
+          path("health")(get(healthRoute)))
       }
     }
 
@@ -70,10 +72,10 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
     }
 
   /**
-   * The hottest requests, answered without entering the routing tree (exception and rejection handlers, timeout
-   * response, marshalling: CPU per request that `GET /hello`, a pre-built response, and `GET /work/{mode}` do not
-   * need). Anything else goes to [[route]], which gives the same answers for these paths (Pekko's parser has already
-   * refused a malformed URI). Both are timed into `http.server.requests` like every route.
+   * The hottest requests, answered without entering the routing tree (exception and rejection handlers,
+   * marshalling: CPU per request that `GET /hello`, a pre-built response, and `GET /work/{mode}` do not need).
+   * Anything else goes to [[route]], which gives the same answers for these paths (Pekko's parser has already refused
+   * a malformed URI). Both are timed into `http.server.requests` like every route.
    */
   val fastPath: PartialFunction[HttpRequest, Future[HttpResponse]] = {
     case r if r.method == HttpMethods.GET && r.uri.path == Routes.HelloPath && r.uri.rawQueryString.isEmpty =>
@@ -82,7 +84,7 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
       helloAnswered.record(System.nanoTime() - start, TimeUnit.NANOSECONDS)
       answer
     case r @ Routes.WorkPath(mode) if r.method == HttpMethods.GET =>
-      workEndpoint.respond(mode, r.uri.query().get("ms"))
+      workEndpoint.respond(mode, r.uri.query().get("ms"), ConnectionScope.cancellationOf(r))
   }
 
 object Routes:

@@ -2,7 +2,7 @@ package bulkhead.service.metrics
 
 import bulkhead.service.dispatch.PoolProbe
 import bulkhead.service.enrichment.{BreakerState, ProfileStores}
-import io.micrometer.core.instrument.{Counter, Gauge, Timer}
+import io.micrometer.core.instrument.{Counter, FunctionCounter, Gauge, Timer}
 import io.micrometer.prometheusmetrics.{PrometheusConfig, PrometheusMeterRegistry}
 
 import java.time.Duration
@@ -47,6 +47,14 @@ final class ServiceMetrics:
   def bindBreaker(breaker: BreakerState): Unit =
     Gauge.builder("soap.circuit.state", breaker, _.state.level.toDouble)
       .description("Circuit breaker in front of the third party: 0 closed, 1 half-open, 2 open").register(registry)
+    FunctionCounter.builder("soap.circuit.opened", breaker, _.openings.toDouble)
+      .description("Times the circuit breaker in front of the third party opened").register(registry)
+
+  /** Publishes the requests of one `/work/{mode}` in flight (running, or waiting for a thread or a timer). */
+  def bindWorkInFlight(mode: String, inFlight: () => Int): Unit =
+    Gauge.builder("work.in.flight", () => inFlight()).tag("mode", mode)
+      .description("Requests of /work/{mode} running or waiting for a thread or a timer (503 above max-in-flight)")
+      .register(registry)
 
   /** Publishes the connections open to the profile store. */
   def bindProfileStores(stores: ProfileStores): Unit =

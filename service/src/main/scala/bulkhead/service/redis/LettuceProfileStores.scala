@@ -60,7 +60,8 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
     private val connection = AtomicReference[Option[StatefulRedisConnection[String, String]]](None)
     private val lastAttempt = AtomicLong(0L)
     private val uri =
-      val u = RedisURI.create(settings.uri)
+      val parsed = RedisURI.create(settings.uri)
+      val u = settings.password.fold(parsed)(p => RedisURI.builder(parsed).withPassword(p.reveal.toCharArray).build())
       u.setClientName(name)
       u.setTimeout(Duration.ofMillis(settings.timeout.toMillis))
       u

@@ -1,42 +1,75 @@
 package bulkhead.service.soap
 
 import bulkhead.service.config.SoapSettings
+import bulkhead.service.dispatch.Pools
 import bulkhead.service.enrichment.{SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 
 import java.io.IOException
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse, HttpTimeoutException}
 import java.util.concurrent.{Executor, RejectedExecutionException}
-import scala.concurrent.{Future, Promise}
+import org.apache.pekko.actor.Scheduler
+
+import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.Using
 import scala.util.control.NonFatal
 
 /**
  * A blocking SOAP client, as legacy SOAP stacks are (Camel CXF in the experiment this reproduces): each call holds its
  * thread until the third party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full
- * queue refuses at once.
+ * queue refuses at once. A call's `request-timeout` runs from the moment it is asked for, queue included: at the
+ * deadline its caller gets the timeout at once; a call still queued then is dropped when its turn comes (no thread
+ * spends time on an answer nobody waits for: after a failure of the third party, calls queued long before would
+ * otherwise hold the threads past its recovery), and a call in progress has its answer's body closed, which ends the
+ * read (the JDK client's own timeout ends when the headers arrive, and an interrupt does not wake a thread reading a
+ * trickled body). Each exchange, the time a thread holds the call from sending it to the answer, goes to `exchanges`.
  */
-final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long)
-    extends SoapClient:
+final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
+    scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored) extends SoapClient:
   private val xml = SafeXml(settings.maxResponseBytes)
   private val uri = URI.create(settings.endpoint)
+  private val httpThreads = java.util.concurrent.Executors.newFixedThreadPool(2, {
+    val counter = java.util.concurrent.atomic.AtomicInteger()
+    (task: Runnable) =>
+      val t = Thread(task, s"${Pools.SoapHttpClient.configPath}-${counter.incrementAndGet()}")
+      t.setDaemon(true)
+      t
+  })
   private val http = HttpClient.newBuilder()
     .version(HttpClient.Version.HTTP_1_1)
+    .executor(httpThreads)
     .connectTimeout(java.time.Duration.ofMillis(settings.connectTimeout.toMillis))
     .build()
 
+  private val timeout =
+    Left(ThirdPartyFailure.Timeout(s"no whole answer from the third party in ${settings.requestTimeout}"))
+
   def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
     val promise = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
-    try executor.execute(() => promise.success(callBlocking(id)))
+    val deadline = CallDeadline(System.nanoTime() + settings.requestTimeout.toNanos)
+    val expiry: Runnable = () =>
+      deadline.expire()
+      promise.trySuccess(timeout)
+    val timer = scheduler.scheduleOnce(settings.requestTimeout, expiry)(ExecutionContext.parasitic)
+    try
+      executor.execute { () =>
+        if !deadline.expired then
+          val start = System.nanoTime()
+          val answer = callBlocking(id, deadline)
+          exchanges.record(System.nanoTime() - start)
+          promise.trySuccess(answer)
+        timer.cancel()
+      }
     catch
       case _: RejectedExecutionException =>
-        promise.success(Left(ThirdPartyFailure.Refused("SOAP work queue is full", retryAfterMillis)))
+        timer.cancel()
+        promise.trySuccess(Left(ThirdPartyFailure.Refused("SOAP work queue is full", retryAfterMillis)))
     promise.future
 
-  /** One call, holding the current thread until the answer (or the timeout). */
-  def callBlocking(id: Int): Either[ThirdPartyFailure, ThirdPartyCustomer] =
+  /** One call, holding the current thread until the answer or `deadline`. */
+  private def callBlocking(id: Int, deadline: CallDeadline): Either[ThirdPartyFailure, ThirdPartyCustomer] =
     val request = HttpRequest.newBuilder(uri)
-      .timeout(java.time.Duration.ofMillis(settings.requestTimeout.toMillis))
+      .timeout(java.time.Duration.ofNanos((deadline.atNanos - System.nanoTime()).max(1_000_000L)))
       .header("Content-Type", SoapProtocol.ContentType)
       .header("SOAPAction", SoapProtocol.SoapAction)
       .POST(HttpRequest.BodyPublishers.ofByteArray(SoapProtocol.getCustomerRequest(id)))
@@ -44,19 +77,37 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     try
       val response = http.send(request, HttpResponse.BodyHandlers.ofInputStream())
       Using.resource(response.body()) { in =>
+        deadline.guard(in)
         val body = in.readNBytes(settings.maxResponseBytes + 1)
-        SoapProtocol.readHttpAnswer(id, response.statusCode(), body, xml)
+        // A body cut short by the deadline is a timeout, not an unreadable answer.
+        if deadline.expired then timeout else SoapProtocol.readHttpAnswer(id, response.statusCode(), body, xml)
       }
     catch
-      case _: HttpTimeoutException =>
-        Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
-      case _: IOException => Left(ThirdPartyFailure.Unreachable("the connection to the third party failed"))
+      case _: HttpTimeoutException => timeout
+      case _: IOException if deadline.expired => timeout
+      case e: IOException => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
       case _: InterruptedException =>
         Thread.currentThread().interrupt()
         Left(ThirdPartyFailure.Unreachable("interrupted"))
-      case NonFatal(_) => Left(ThirdPartyFailure.Unreachable("the call to the third party failed"))
+      case NonFatal(e) => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
 
-  // HttpClient is AutoCloseable from JDK 21 on; on 17 its threads end with the JVM.
-  override def close(): Unit = (http: Any) match
-    case c: AutoCloseable => c.close()
-    case _ => ()
+  // HttpClient.shutdownNow exists from JDK 21 on (close() would wait for a trickled answer); on 17 its threads end
+  // with the JVM.
+  override def close(): Unit =
+    scala.util.Try(classOf[HttpClient].getMethod("shutdownNow").invoke(http))
+    httpThreads.shutdownNow()
+
+  /** A call's deadline: at expiry the answer's body (if the call has one yet) is closed, which ends a waiting read. */
+  private final class CallDeadline(val atNanos: Long):
+    private var body: Option[java.io.InputStream] = None
+    @volatile var expired = false
+
+    def guard(in: java.io.InputStream): Unit = synchronized {
+      body = Some(in)
+      if expired then in.close()
+    }
+
+    def expire(): Unit = synchronized {
+      expired = true
+      body.foreach(_.close())
+    }

@@ -15,6 +15,8 @@ final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings,
 
   @volatile private var current: CircuitState = CircuitState.Closed
   def state: CircuitState = current
+  private val opened = java.util.concurrent.atomic.AtomicLong()
+  def openings: Long = opened.get
 
   private val breaker = CircuitBreaker(system.classicSystem.scheduler, settings.maxFailures, settings.callTimeout,
     settings.resetTimeout)
@@ -22,6 +24,7 @@ final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings,
     .onHalfOpen { current = CircuitState.HalfOpen }
     .onOpen {
       current = CircuitState.Open
+      opened.incrementAndGet()
       // Rare and decisive: every call is refused (503) from now until the reset timeout.
       system.classicSystem.log.warning("SOAP circuit breaker opened after {} consecutive failures; calls refused for {}",
         settings.maxFailures, settings.resetTimeout)

@@ -59,9 +59,10 @@ object NonBlockingSoapClient:
       Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
     case _: EntityStreamSizeException =>
       Left(ThirdPartyFailure.Malformed(s"answer above ${settings.maxResponseBytes} bytes"))
-    // Transport messages name classes and addresses: the client gets a fixed sentence, the log has the rest.
+    // Transport messages name classes and addresses: the client gets a fixed sentence (CustomerRoutee), the log this.
     case NonFatal(e) =>
       val msg = Option(e.getMessage).getOrElse("")
       if msg.contains("timeout") || msg.contains("timed out") then
-        Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
-      else Left(ThirdPartyFailure.Unreachable("the connection to the third party failed"))
+        Left(ThirdPartyFailure.Timeout(
+          s"no answer from the third party in ${settings.requestTimeout}: ${msg.take(200)}"))
+      else Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${msg.take(200)}"))

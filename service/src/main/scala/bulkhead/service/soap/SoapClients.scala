@@ -21,15 +21,18 @@ object SoapClients:
     val retryAfterMillis = settings.retryAfter.toMillis
     val (client, queue): (SoapClient, Option[ThreadPoolExecutor]) = soap.mode match
       case SoapMode.NonBlocking =>
-        Gauge.builder("soap.client.connections.max", () => soap.maxConnections).baseUnit("connections")
+        // No base unit: Prometheus would append it (soap_client_connections_max_connections).
+        Gauge.builder("soap.client.connections.max", () => soap.maxConnections)
           .description("connections the SOAP client's host pool may open to the third party").register(registry)
         (NonBlockingSoapClient(soap), None)
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
-        (BlockingSoapClient(soap, pool, retryAfterMillis), Some(pool))
+        (BlockingSoapClient(soap, pool, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
+          Some(pool))
       case SoapMode.Virtual =>
         require(Pools.virtualThreadsAvailable,
           s"bulkhead.enrichment.soap.mode = virtual needs JDK 21+, this is JDK ${Runtime.version()}")
         val virtual = Pools.executionContext(system, Pools.Virtual)
-        (BlockingSoapClient(soap, virtual, retryAfterMillis), None)
+        (BlockingSoapClient(soap, virtual, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
+          None)
     SoapClients(GuardedSoapClient(MeteredSoapClient(client, registry), soap.breaker, retryAfterMillis), queue)

@@ -48,3 +48,27 @@ class EnrichmentSettingsSpec extends AnyFlatSpec with Matchers:
       val e = the[ConfigException] thrownBy EnrichmentSettings(config)
       withClue(s"$key = $value: ")(e.getMessage should include(key))
   }
+
+  "The Redis password" should "come from --redis-password-file or the environment, and never show in the settings" in {
+    val file = java.nio.file.Files.createTempFile("redis-password", "")
+    try
+      java.nio.file.Files.writeString(file, "from-file-pw\n")
+      val env = Map(EnrichmentSettings.RedisPasswordVariable -> "from-env-pw")
+      val fromFile = EnrichmentSettings(
+        ServiceCommandLine.parse(Seq("--redis-password-file", file.toString)).toOption.get, env)
+      fromFile.redis.password.map(_.reveal) shouldBe Some("from-file-pw")
+      fromFile.toString should not include "from-file-pw"
+      EnrichmentSettings(reference, env).redis.password.map(_.reveal) shouldBe Some("from-env-pw")
+      EnrichmentSettings(reference, Map.empty).redis.password shouldBe None
+      val missing = the[ConfigException] thrownBy EnrichmentSettings(
+        TestService.config(Map("bulkhead.enrichment.redis.password-file" -> "/nonexistent/pw")))
+      missing.getMessage should include("password-file")
+    finally java.nio.file.Files.delete(file)
+  }
+
+  it should "not be quoted when the Redis URI is malformed" in {
+    val e = the[ConfigException] thrownBy EnrichmentSettings(
+      TestService.config(Map("bulkhead.enrichment.redis.uri" -> "redis://:s3cret-pw@127.0.0 .1:6379")))
+    e.getMessage should include("bulkhead.enrichment.redis.uri")
+    e.getMessage should not include "s3cret-pw"
+  }

@@ -23,3 +23,13 @@ class ServiceCommandLineSpec extends AnyFlatSpec with Matchers:
     val bad = ServiceCommandLine.parse(Seq("--blocking-pool-size", "many")).toOption.get
     (the[ConfigException] thrownBy ServiceSettings(bad)).getMessage should include("fixed-pool-size")
   }
+
+  it should "refuse a Redis password on the command line, saying where to put it instead" in {
+    for args <- Seq(Seq("--redis-uri", "redis://:s3cret-pw@127.0.0.1:6379"),
+        Seq("--set", "bulkhead.enrichment.redis.uri=redis://s3cret-pw@127.0.0.1:6379")) do
+      val refused = ServiceCommandLine.parse(args).left.getOrElse(fail(s"accepted $args"))
+      refused should include("--redis-password-file")
+      refused should include(EnrichmentSettings.RedisPasswordVariable)
+      refused should not include "s3cret-pw"
+    ServiceCommandLine.parse(Seq("--redis-uri", "redis://127.0.0.1:6379/2")).isRight shouldBe true
+  }

@@ -48,3 +48,22 @@ class ServiceSettingsSpec extends AnyFlatSpec with Matchers:
       val e = the[ConfigException] thrownBy ServiceSettings(TestService.config(Map(key -> value)))
       withClue(s"$key = $value: ")(e.getMessage should include(key.split('.').last))
   }
+
+  "A host other than loopback" should "need /metrics on its own listener, or --expose-metrics, and say so" in {
+    val e = the[ConfigException] thrownBy ServiceSettings(
+      ServiceCommandLine.parse(Seq("--host", "0.0.0.0")).toOption.get)
+    e.getMessage should include("--metrics-port")
+    e.getMessage should include("--expose-metrics")
+    ServiceSettings(ServiceCommandLine.parse(Seq("--host", "0.0.0.0", "--metrics-port", "0")).toOption.get)
+      .metrics shouldBe MetricsListener.Separate("127.0.0.1", 0)
+    ServiceSettings(ServiceCommandLine.parse(Seq("--host", "0.0.0.0", "--expose-metrics")).toOption.get)
+      .metrics shouldBe MetricsListener.OnServiceListener
+    ServiceSettings(ServiceCommandLine.parse(Seq("--host", "localhost")).toOption.get).host shouldBe "localhost"
+  }
+
+  "The work routes' limits" should "fit the blocking pool's queue, or the start is refused with the key named" in {
+    val e = the[ConfigException] thrownBy ServiceSettings(TestService.config(Map(
+      "bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size" -> 100,
+      "bulkhead.service.work.max-in-flight.pool" -> 1000)))
+    e.getMessage should include("bulkhead.service.work.max-in-flight.pool")
+  }

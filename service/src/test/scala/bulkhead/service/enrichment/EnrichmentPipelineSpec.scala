@@ -41,21 +41,56 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
       withClue(s"id '$bad': ")(get(url(s, s"/customers/$bad")).status shouldBe 400)
   }
 
-  it should "answer each third-party fault with its designed status" in
+  /** The `detail` of a JSON error. */
+  private def detail(body: String): String = "\"detail\":\"([^\"]*)\"".r.findFirstMatchIn(body).fold("")(_.group(1))
+
+  /** What `bulkhead.enrichment` logs while `body` runs. */
+  private def logged[A](body: => A): (A, Seq[String]) =
+    val logger = org.slf4j.LoggerFactory.getLogger("bulkhead.enrichment").asInstanceOf[ch.qos.logback.classic.Logger]
+    val appender = ch.qos.logback.core.read.ListAppender[ch.qos.logback.classic.spi.ILoggingEvent]()
+    appender.start()
+    logger.addAppender(appender)
+    try
+      val a = body
+      (a, appender.list.toArray.map(_.asInstanceOf[ch.qos.logback.classic.spi.ILoggingEvent].getFormattedMessage).toSeq)
+    finally logger.detachAppender(appender)
+
+  it should "answer each third-party fault with its designed status and a fixed sentence, and log the fault's words" in
     pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
       val designed = Seq("server-error" -> 502, "malformed-xml" -> 502, "xxe" -> 502, "billion-laughs" -> 502,
         "oversized" -> 502, "reset" -> 502, "no-answer" -> 504, "trickle" -> 504)
+      val sentences = Set("the third party answered with a fault", "the third party's answer could not be read",
+        "the third party could not be reached", "the third party did not answer in time")
       for (fault, status) <- designed do
         faults(stub, s"$fault=1")
-        val r = get(url(s, "/customers/3"))
+        val (r, log) = logged(get(url(s, "/customers/3")))
         withClue(s"$fault: ${r.body}: ") {
           r.status shouldBe status
           r.body should startWith("{\"error\":")
-          r.body should not include "Exception"
+          sentences should contain(detail(r.body))
+          // The log keeps a line a second for each kind of failure: the first of each kind is in it.
+          if fault == "server-error" then log.mkString should include("Internal error of the third party (injected)")
+          if fault == "malformed-xml" then log.mkString should include("unreadable XML")
         }
       faults(stub, "")
       get(url(s, "/customers/3")).status shouldBe 200
     }
+
+  it should "end a trickled answer at the SOAP timeout in blocking and virtual modes, freeing the thread" in {
+    val modes = Seq("blocking") ++ (if Runtime.version().feature() >= 21 then Seq("virtual") else Nil)
+    for mode <- modes do
+      pipeline("bulkhead.enrichment.soap.mode" -> mode,
+        "bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+        // The stub sends its ~400 bytes one every 100 ms: ~40 s, unless the client's deadline covers the body.
+        faults(stub, "trickle=1")
+        val start = System.nanoTime()
+        withClue(mode)(get(url(s, "/customers/3")).status shouldBe 504)
+        // Past the 1 s SOAP timeout, well before the pipeline's own ask timeout (4 s here) would answer for it.
+        ((System.nanoTime() - start) / 1e9) should be < 3.0
+        faults(stub, "")
+        withClue(mode)(get(url(s, "/customers/3")).status shouldBe 200)
+      }
+  }
 
   it should "open the circuit after repeated failures (503 with Retry-After), then close it again" in
     pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 3,
@@ -66,6 +101,7 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
       open.status shouldBe 503
       open.headers.get("retry-after") shouldBe Some("1")
       metric(get(url(s, "/metrics")).body, "soap_circuit_state") shouldBe Some(2.0)
+      metric(get(url(s, "/metrics")).body, "soap_circuit_opened_total") shouldBe Some(1.0)
       faults(stub, "")
       eventually(tries = 100, pauseMs = 100)(get(url(s, "/customers/5")).status == 200) shouldBe true
       metric(get(url(s, "/metrics")).body, "soap_circuit_state") shouldBe Some(0.0)
@@ -118,6 +154,35 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
           Thread.sleep(5)
         calls.map(_.get().status).distinct shouldBe Seq(200)
         peak shouldBe 6L
+    }
+
+  it should "time a blocking call out from the moment it was asked for, dropping calls whose time ran out in the queue" in
+    pipeline("bulkhead.enrichment.soap.mode" -> "blocking", "bulkhead.enrichment.soap.work-queue.core" -> 1,
+      "bulkhead.enrichment.soap.work-queue.max" -> 1,
+      "bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+      latency(stub, "fixed:700")
+      val before = stub.metrics.answered
+      val start = System.nanoTime()
+      // One thread, 1 s each: the first call is answered, the second times out in the call, the others in the queue.
+      val calls = (1 to 6).map(i => getAsync(url(s, s"/customers/$i")))
+      val statuses = calls.map(_.get().status)
+      ((System.nanoTime() - start) / 1e9) should be < 3.0
+      statuses.count(_ == 200) should be >= 1
+      statuses.count(_ == 504) should be >= 4
+      // The calls whose deadline passed while they waited never reached the third party.
+      eventually()(stub.metrics.inFlight == 0) shouldBe true
+      (stub.metrics.answered - before) should be <= 3L
+    }
+
+  it should "keep Pekko's blocking-IO pool (DNS of new connections to the third party) at its fixed size" in
+    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+      // Each reset answer closes its connection: every call opens, and resolves, a new one.
+      faults(stub, "reset=1")
+      (1 to 40).map(i => getAsync(url(s, s"/customers/$i"))).foreach(_.get().status shouldBe 502)
+      faults(stub, "")
+      val blockingIo = Thread.getAllStackTraces.keySet.toArray.map(_.asInstanceOf[Thread].getName)
+        .filter(n => n.startsWith(s.system.name + "-") && n.contains("default-blocking-io-dispatcher"))
+      blockingIo.length should (be >= 1 and be <= 2)
     }
 
   it should "shed requests above max-in-flight with 503 and Retry-After at once" in

@@ -1,7 +1,9 @@
 package bulkhead.service.http
 
+import bulkhead.service.config.ServiceSettings
 import bulkhead.service.enrichment.{CustomerLookup, CustomerOutcome, EnrichedCustomer, Loyalty}
 import bulkhead.service.metrics.ServiceMetrics
+import bulkhead.service.testkit.TestService
 import bulkhead.service.work.WorkRunner
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.actor.typed.scaladsl.adapter.*
@@ -30,7 +32,8 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
 
   private val metrics = ServiceMetrics()
   private val all =
-    Routes(WorkRunner(typed, bulkhead.service.dispatch.TimerPool(bulkhead.service.dispatch.Pools.Timer), 60000),
+    Routes(WorkRunner(typed, bulkhead.service.dispatch.TimerPool(bulkhead.service.dispatch.Pools.Timer),
+      ServiceSettings(TestService.config(Map("bulkhead.service.work.allow-default-dispatcher" -> true))).work),
       ScriptedLookup, metrics, 5, () => true, system.log)
   private val routes = all.route
 

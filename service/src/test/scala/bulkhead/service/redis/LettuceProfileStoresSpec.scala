@@ -17,7 +17,7 @@ class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
 
   private def withStores[A](redis: RedisProcess, connections: RedisConnections, routees: Int = 3)(
       body: LettuceProfileStores => A): A =
-    val stores = LettuceProfileStores(RedisSettings(redis.uri, connections, 500.millis, 50.millis), routees)
+    val stores = LettuceProfileStores(RedisSettings(redis.uri, None, connections, 500.millis, 50.millis), routees)
     try body(stores)
     finally stores.close()
 

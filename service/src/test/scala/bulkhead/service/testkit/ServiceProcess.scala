@@ -45,7 +45,8 @@ object ServiceProcess:
    * Starts `bulkhead.service.Main` with `args` (plus a free HTTP port and a port file) and JVM options before them;
    * does not wait for it.
    */
-  def start(name: String, dir: Path, args: Seq[String], jvmOptions: Seq[String] = Nil): ServiceProcess =
+  def start(name: String, dir: Path, args: Seq[String], jvmOptions: Seq[String] = Nil,
+      env: Map[String, String] = Map.empty): ServiceProcess =
     Files.createDirectories(dir)
     val portFile = dir.resolve(s"$name.port")
     val log = dir.resolve(s"$name.log")
@@ -54,7 +55,9 @@ object ServiceProcess:
     // A small heap and C1 only: several of these JVMs start at once on a small machine.
     val command = Seq(java, "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1") ++ jvmOptions ++ Seq("-cp",
       classpath, "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
-    val process = ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(log.toFile).start()
+    val builder = ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(log.toFile)
+    env.foreach((k, v) => builder.environment().put(k, v))
+    val process = builder.start()
     ServiceProcess(name, process, log, portFile)
 
   /** Waits until the service has written its port (its HTTP server is bound), at most `seconds`. */
@@ -67,9 +70,10 @@ object ServiceProcess:
         throw IllegalStateException(s"${service.name} did not start in $seconds s:\n${service.logTail}")
       Thread.sleep(50)
 
-  /** Starts one service in a directory of its own and waits until /health answers 200. */
-  def started(args: Seq[String], jvmOptions: Seq[String] = Nil): ServiceProcess =
-    val service = start("service", Files.createTempDirectory("bulkhead-service"), args, jvmOptions)
+  /** Starts one service in a directory of its own (`env` added to its environment), waits until /health answers 200. */
+  def started(args: Seq[String], jvmOptions: Seq[String] = Nil, env: Map[String, String] = Map.empty)
+      : ServiceProcess =
+    val service = start("service", Files.createTempDirectory("bulkhead-service"), args, jvmOptions, env)
     awaitReady(service)
     if !HttpProbe.eventually(tries = 300, pauseMs = 100)(Try(HttpProbe.get(service.url("/health"), 5).status == 200)
         .getOrElse(false))
@@ -79,7 +83,8 @@ object ServiceProcess:
     service
 
   /** A started service for `body`, always stopped after it. */
-  def withService[A](args: Seq[String], jvmOptions: Seq[String] = Nil)(body: ServiceProcess => A): A =
-    val service = started(args, jvmOptions)
+  def withService[A](args: Seq[String], jvmOptions: Seq[String] = Nil, env: Map[String, String] = Map.empty)(
+      body: ServiceProcess => A): A =
+    val service = started(args, jvmOptions, env)
     try body(service)
     finally service.stop()

@@ -1,0 +1,97 @@
+package bulkhead.service.http
+
+import org.apache.pekko.http.scaladsl.model.{DateTime, StatusCodes}
+import org.apache.pekko.stream.*
+import org.apache.pekko.stream.stage.*
+import org.apache.pekko.util.ByteString
+
+import scala.concurrent.duration.FiniteDuration
+
+/**
+ * A connection's bytes, between the socket and Pekko's HTTP layer: a request head that has begun must reach the
+ * handler within `timeout`, else the client gets 408 (JSON) and the connection closes. Pekko HTTP has no such deadline
+ * (its idle-timeout restarts at every byte, so a client sending a byte a minute keeps a connection for ever); this is
+ * what frees connections from slow-header clients. A new connection owes its first head too: one that sends nothing
+ * in `timeout` is closed without an answer. Idle keep-alive connections between requests are left to idle-timeout.
+ * The end of the client's bytes ends the [[ConnectionScope]], which abandons the requests still in flight.
+ *
+ * optimization: one timer per connection and deadline, never one per request; it is re-armed by the first bytes
+ * after it fired, so a trickling head is answered within two deadlines at most.
+ */
+final class RequestHeadDeadline(scope: ConnectionScope, timeout: FiniteDuration, serverHeader: String)
+    extends GraphStage[BidiShape[ByteString, ByteString, ByteString, ByteString]]:
+  private val fromHttp = Inlet[ByteString]("RequestHeadDeadline.fromHttp")
+  private val toNet = Outlet[ByteString]("RequestHeadDeadline.toNet")
+  private val fromNet = Inlet[ByteString]("RequestHeadDeadline.fromNet")
+  private val toHttp = Outlet[ByteString]("RequestHeadDeadline.toHttp")
+  val shape: BidiShape[ByteString, ByteString, ByteString, ByteString] = BidiShape(fromHttp, toNet, fromNet, toHttp)
+
+  def createLogic(attributes: Attributes): GraphStageLogic = new TimerGraphStageLogic(shape):
+    private var armed = false
+    private var startedAtArm = 0L
+    private var bytesSinceArm = false
+    private var timedOut = false
+
+    override def preStart(): Unit = arm()
+
+    private def arm(): Unit =
+      armed = true
+      startedAtArm = scope.requestsStarted
+      bytesSinceArm = false
+      scheduleOnce(RequestHeadDeadline.TimerKey, timeout)
+
+    override protected def onTimer(key: Any): Unit =
+      armed = false
+      val headArrived = scope.requestsStarted != startedAtArm || scope.busy
+      if !headArrived then
+        if bytesSinceArm then
+          timedOut = true
+          // Written, then the write side completes: the socket layer closes once the answer is out. Nothing more
+          // goes to Pekko's parser, and what it renders for the truncated head is dropped.
+          emit(toNet, RequestHeadDeadline.answer(timeout, serverHeader), () => complete(toNet))
+        else completeStage()
+
+    setHandler(fromNet, new InHandler:
+      def onPush(): Unit =
+        val bytes = grab(fromNet)
+        if timedOut then pull(fromNet)
+        else
+          if !armed && !scope.busy then arm()
+          bytesSinceArm = true
+          push(toHttp, bytes)
+      override def onUpstreamFinish(): Unit =
+        scope.end()
+        if timedOut then completeStage() else complete(toHttp)
+      override def onUpstreamFailure(e: Throwable): Unit =
+        scope.end()
+        failStage(e))
+
+    setHandler(toHttp, new OutHandler:
+      def onPull(): Unit = if !timedOut then pull(fromNet)
+      override def onDownstreamFinish(cause: Throwable): Unit =
+        scope.end()
+        cancel(fromNet, cause))
+
+    setHandler(fromHttp, new InHandler:
+      def onPush(): Unit =
+        val bytes = grab(fromHttp)
+        if !timedOut then push(toNet, bytes)
+      override def onUpstreamFinish(): Unit = if !timedOut then complete(toNet)
+      override def onUpstreamFailure(e: Throwable): Unit = if !timedOut then fail(toNet, e))
+
+    setHandler(toNet, new OutHandler:
+      def onPull(): Unit = if !timedOut then pull(fromHttp)
+      override def onDownstreamFinish(cause: Throwable): Unit =
+        scope.end()
+        cancel(fromHttp, cause))
+
+object RequestHeadDeadline:
+  private val TimerKey = "request-head"
+
+  /** The 408 written when a head is late: the JSON error of every other answer, and `Connection: close`. */
+  def answer(timeout: FiniteDuration, serverHeader: String): ByteString =
+    val body = ApiError.entity(StatusCodes.RequestTimeout,
+      s"the request head did not arrive within $timeout (bulkhead.service.server.request-head-timeout)").data
+    val server = if serverHeader.isEmpty then "" else s"Server: $serverHeader\r\n"
+    ByteString(s"HTTP/1.1 408 Request Timeout\r\n${server}Date: ${DateTime.now.toRfc1123DateTimeString}\r\n" +
+      s"Connection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n") ++ body
