@@ -7,7 +7,8 @@ import bulkhead.lab.process.Children
 /** `./bulkhead lab <command>` and `./bulkhead demo`: dispatches to one command, each with its own `--help`. */
 object LabMain:
   val Commands: Seq[LabCommand] = Seq(RunCommand, DemoCommand, ReportCommand, DiagnoseCommand, AccuracyCommand,
-    ThreadsCommand, AnalyzeCommand, FaultsCommand, BenchCommand)
+    ThreadsCommand, AnalyzeCommand, FaultsCommand, BenchCommand,
+    ClusterFaultsCommand)
 
   def usage: String =
     val width = Commands.map(_.name.length).max

@@ -43,5 +43,7 @@ object BenchRounds:
     val load = s.load match
       case w: Load.Wrk => w.duration.toSeconds
       case r: Load.Ramp => (r.rampUp + r.hold).toSeconds
-    val start = 8 + (if s.stubLatency.isDefined then 6 else 0) + (if s.redisCustomers.isDefined then 2 else 0)
+    // Nodes of a cluster joined 10-19 s after their JVMs started here.
+    val start = 8 + (if s.stubLatency.isDefined then 6 else 0) + (if s.redisCustomers.isDefined then 2 else 0) +
+      (if s.clusterNodes > 1 then 20 else 0)
     (start + s.warmup.toSeconds + load).toDouble

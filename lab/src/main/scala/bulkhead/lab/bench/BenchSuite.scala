@@ -28,7 +28,8 @@ object BenchSuite:
     BenchSuite("hello", "/hello at c=100 and c=1000: bulkhead, minimal Pekko HTTP, Akka HTTP 10.2, Spray, nginx"),
     BenchSuite("connections", "seed 001's wrk -t6 -c10000 on 1 s of /work/async, the service on a 400 MB heap"),
     BenchSuite("ab", "bulkhead's /hello with each of its costs switched off alone, then all, beside minimal Pekko HTTP",
-      reference = Some("defaults")))
+      reference = Some("defaults")),
+    BenchSuite("cluster", "/customers, blocking SOAP client (25 threads per node, stub 1 s), 100 clients on 1, 2, 3 nodes"))
 
   def named(name: String): Option[BenchSuite] = All.find(_.name == name)
 

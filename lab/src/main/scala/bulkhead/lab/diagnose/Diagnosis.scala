@@ -1,6 +1,6 @@
 package bulkhead.lab.diagnose
 
-import bulkhead.lab.record.{CpuPerRequest, LogLine, RunRecord}
+import bulkhead.lab.record.{CpuPerRequest, LogLine, NodeSamples, RunRecord}
 import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
 
 /**
@@ -12,6 +12,9 @@ import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
  * its size in most samples; the saturated resource with the smallest cap is the cap. A bound below the measurement is
  * no bound, so such a candidate is dropped. Errors are never throughput: when they are a material share they are
  * named first. The verdict ends with the setting that serves the offered load and what caps after it.
+ *
+ * On a cluster each node has its own pools: a resource is read on every node, and one saturated on every node caps
+ * the cluster at the sum over the nodes (Little's law on all of its threads: total size / mean hold).
  */
 object Diagnosis:
   /** A resource counts as full at this share of its size. */
@@ -23,18 +26,30 @@ object Diagnosis:
   /** The machine counts as saturated at this busy share. */
   val CpuSaturated = 0.9
 
-  /** One resource as measured: its size, mean occupancy and rate through it, queue in front of it. */
+  /**
+   * One resource as measured: its size, mean occupancy and rate through it, queue in front of it. On a cluster, a
+   * resource of every node is one of `nodes` (size, occupancy, rate and queue summed over them).
+   */
   final case class Measured(resource: Resource, subject: String, size: Double, occupancy: Double, rate: Double,
-      saturated: Boolean, queued: Option[Double], detail: String):
+      saturated: Boolean, queued: Option[Double], detail: String, nodes: Int = 1, frame: Option[String] = None):
     def hold: Double = occupancy / rate
     def cap: Double = rate * size / occupancy
+    def sizePerNode: Double = size / nodes
 
   def apply(r: RunRecord): Verdict = DiagnosisOf(r).verdict
+
+  /**
+   * Every resource the run measured (pools and SOAP host pools of every node, max-connections, the CPU when the
+   * machine was busy) with its cap, lowest first, saturated or not: what the verdict chose from.
+   */
+  def resources(r: RunRecord): Seq[Cap] = DiagnosisOf(r).resources
 
 private final class DiagnosisOf(r: RunRecord):
   import Diagnosis.*
 
-  private val window: Seq[Sample] = r.measuredSamples
+  private val nodes: Seq[NodeSamples] = r.measuredByNode
+  /** The front's samples: the node the load went to (the only one, but on a cluster). */
+  private val window: Seq[Sample] = nodes.head.samples
   private val X = r.throughput
   private val answeredRate = r.load.answeredPerSecond.max(1e-9)
   private val clients = r.info.clients
@@ -45,24 +60,33 @@ private final class DiagnosisOf(r: RunRecord):
   private def median(xs: Seq[Double]) = if xs.isEmpty then None else Some(xs.sorted.apply(xs.size / 2))
   private def mostly(xs: Seq[Boolean]) = xs.nonEmpty && xs.count(identity) * 2 >= xs.size
 
-  /** The rate of a cumulative metric over the measured window (first and last sample that has it). */
-  private def rateOf(f: MetricsReading => Option[Double]): Option[Double] =
-    val points = window.flatMap(s => s.metrics.flatMap(f).map(s.second -> _))
+  /** The rate of a cumulative metric over a measured window (first and last sample that has it). */
+  private def rateIn(w: Seq[Sample])(f: MetricsReading => Option[Double]): Option[Double] =
+    val points = w.flatMap(s => s.metrics.flatMap(f).map(s.second -> _))
     for (t0, v0) <- points.headOption; (t1, v1) <- points.lastOption if t1 > t0 && v1 >= v0 yield (v1 - v0) / (t1 - t0)
 
-  private def gauge(f: MetricsReading => Option[Double]): Seq[Double] = window.flatMap(_.metrics.flatMap(f))
+  private def gaugeIn(w: Seq[Sample])(f: MetricsReading => Option[Double]): Seq[Double] =
+    w.flatMap(_.metrics.flatMap(f))
+
+  /** A gauge of the front (what the load reached: its connections). */
+  private def gauge(f: MetricsReading => Option[Double]): Seq[Double] = gaugeIn(window)(f)
+
+  /** A rate summed over the nodes (the third party's calls: each node's SOAP client makes its own). */
+  private def rateOverNodes(f: MetricsReading => Option[Double]): Option[Double] =
+    Option(nodes.flatMap(n => rateIn(n.samples)(f))).filter(_.nonEmpty).map(_.sum)
 
   /** Pools of a JVM without gauges, sized from the samples (Jetty's acceptor and selector in its pool's size). */
   private val inferred: Map[String, PoolSize] = PoolSize.infer(window.map(_.pools)).map(p => p.pool -> p).toMap
-
-  private val metricLabels: Seq[String] = window.flatMap(_.metrics.toSeq.flatMap(_.pools.map(_.label))).distinct
 
   /**
    * Pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy (threads
    * running a task: the executor's active count when it has one, else the threads not idle in the dump) and the rate
    * through it. A pool whose busy threads mostly compute is the CPU's, not a pool that holds requests.
    */
-  private val pools: Seq[Measured] =
+  private def poolsIn(window: Seq[Sample], fallbackRate: Double): Seq[Measured] =
+    def rateOf(f: MetricsReading => Option[Double]) = rateIn(window)(f)
+    def gauge(f: MetricsReading => Option[Double]) = gaugeIn(window)(f)
+    val metricLabels = window.flatMap(_.metrics.toSeq.flatMap(_.pools.map(_.label))).distinct
     val names = window.flatMap(_.pools.filter(_.threads > 0).map(_.pool)).distinct
     names.flatMap { name =>
       val label = metricLabels.find(l => name.endsWith(l))
@@ -79,27 +103,61 @@ private final class DiagnosisOf(r: RunRecord):
       if occupancy <= 0 || size <= 0 || !holding || (label.isEmpty && size < 2) then None
       else
         val counted = label.flatMap(l => rateOf(_.pool(l).flatMap(_.completed))).filter(_ > 0)
-        val rate = counted.getOrElse(answeredRate)
+        val rate = counted.getOrElse(fallbackRate)
         val subject = label.getOrElse(name)
         val frame = seen.flatten.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
           .map(_._1).getOrElse("their work")
         val queued = label.flatMap(l => Option(gauge(_.pool(l).flatMap(_.queued))).filter(_.nonEmpty).map(mean))
         Some(Measured(Resource.Pool, subject, size, occupancy, rate, mostly(occupancySeries.map(_ >= size * FullShare)),
           queued, f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
-            s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})"))
+            s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})",
+          frame = Some(frame)))
     }
 
-  private val hostPool: Option[Measured] =
+  private def hostPoolIn(window: Seq[Sample]): Option[Measured] =
+    def gauge(f: MetricsReading => Option[Double]) = gaugeIn(window)(f)
     for
       size <- median(gauge(_.soapConnectionsMax))
       inFlight = gauge(_.soapInFlight)
       if inFlight.nonEmpty && size > 0
-      rate <- rateOf(_.soapCalls).filter(_ > 0)
+      rate <- rateIn(window)(_.soapCalls).filter(_ > 0)
       occupancy = mean(inFlight.map(_.min(size)))
       if occupancy > 0
     yield Measured(Resource.HostPool, "", size, occupancy, rate, mostly(inFlight.map(_ >= size * FullShare)),
       Some(mean(inFlight.map(f => (f - size).max(0)))),
       f"${mean(inFlight)}%.1f calls in flight on ${size}%.0f connections, ${rate}%.1f calls/s")
+
+  /**
+   * Pools and SOAP host pools of every node. One service: its own. A cluster: a resource measured on every node is
+   * one resource of N nodes, saturated when it is on every node; one measured on some nodes only stays theirs. A pool
+   * without an executor counter is crossed by the node's share of the answers (the router sends round robin).
+   */
+  private val (pools, hostPools): (Seq[Measured], Seq[Measured]) =
+    if nodes.size == 1 then (poolsIn(window, answeredRate), hostPoolIn(window).toSeq)
+    else
+      val perNode = nodes.map(n => n.node -> (poolsIn(n.samples, answeredRate / nodes.size) ++ hostPoolIn(n.samples)))
+      val all = perNode.flatMap((node, ms) => ms.map(node -> _)).groupBy((_, m) => (m.resource, m.subject)).toSeq
+        .sortBy((key, _) => (key._1.ordinal, key._2))
+      val combined = all.flatMap { (_, measured) =>
+        if measured.size == nodes.size then Seq(acrossNodes(measured.map(_._2)))
+        else measured.map((node, m) => m.copy(detail = s"on $node only: ${m.detail}"))
+      }
+      combined.partition(_.resource == Resource.Pool)
+
+  /** One resource of every node as one: sizes, occupancies, rates and queues added; saturated if on every node. */
+  private def acrossNodes(each: Seq[Measured]): Measured =
+    val n = each.size
+    val first = each.head
+    val size = each.map(_.size).sum
+    val occupancy = each.map(_.occupancy).sum
+    val rate = each.map(_.rate).sum
+    val unit = if first.resource == Resource.Pool then "threads busy" else "connections in use"
+    val through = if first.resource == Resource.Pool then "tasks" else "calls"
+    Measured(first.resource, first.subject, size, occupancy, rate, each.forall(_.saturated),
+      Option(each.flatMap(_.queued)).filter(_.size == n).map(_.sum),
+      f"${occupancy / n}%.1f of ${size / n}%.0f $unit on each of $n nodes (" +
+        each.map(m => f"${m.occupancy}%.1f").mkString(", ") + first.frame.fold("")(f => s"; in $f") +
+        f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame)
 
   private val maxConnections: Option[Measured] =
     for
@@ -117,7 +175,10 @@ private final class DiagnosisOf(r: RunRecord):
     val ticks = window.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
     val share = for (b0, t0) <- ticks.headOption; (b1, t1) <- ticks.lastOption if t1 > t0
       yield (b1 - b0).toDouble / (t1 - t0)
-    (share, CpuPerRequest.service(r))
+    // On a cluster every node's CPU: an answer of the front also costs the node whose routee served it.
+    val perNode = nodes.map(n => CpuPerRequest.service(r.copy(samples = n.samples, beforeLoad = n.beforeLoad,
+      afterLoad = n.afterLoad, otherNodes = Nil)))
+    (share, Option.when(perNode.forall(_.isDefined))(perNode.flatten.sum))
 
   /**
    * The CPU as a resource: cores / machine CPU per answer. Only when the machine is at least half busy: below that, the
@@ -133,11 +194,13 @@ private final class DiagnosisOf(r: RunRecord):
 
   private val thirdPartySeconds: Option[Double] =
     for
-      calls <- rateOf(_.soapCalls).filter(_ > 0)
-      seconds <- rateOf(_.soapSeconds)
+      calls <- rateOverNodes(_.soapCalls).filter(_ > 0)
+      seconds <- rateOverNodes(_.soapSeconds)
     yield seconds / calls
 
-  private val candidates: Seq[Measured] = pools ++ hostPool ++ maxConnections ++ cpu
+  private val candidates: Seq[Measured] = pools ++ hostPools ++ maxConnections ++ cpu
+
+  lazy val resources: Seq[Cap] = candidates.map(capOf).sortBy(_.perSecond)
 
   private def order(m: Measured): Int = m.resource.ordinal
 
@@ -146,8 +209,11 @@ private final class DiagnosisOf(r: RunRecord):
       Cap(Resource.Cpu, "", m.cap, f"${m.detail}; ${m.size}%.0f cores / ${m.size / m.cap * 1e6}%.0f us of machine " +
         f"CPU per answer = ${m.cap}%.1f req/s")
     case _ =>
-      Cap(m.resource, m.subject, m.cap, f"${m.detail}; hold ${fmt(m.hold)} s (Little's law); ${m.size}%.0f / " +
+      val size = if m.nodes == 1 then f"${m.size}%.0f" else f"${m.nodes} x ${m.sizePerNode}%.0f ${unitOf(m)}"
+      Cap(m.resource, m.subject, m.cap, f"${m.detail}; hold ${fmt(m.hold)} s (Little's law); $size / " +
         f"${fmt(m.hold)} s = ${m.cap}%.1f req/s" + declared(m))
+
+  private def unitOf(m: Measured): String = if m.resource == Resource.Pool then "threads" else "connections"
 
   /** The seed's own work time, reported beside the measured hold (never used to compute it). */
   private def declared(m: Measured): String =
@@ -187,12 +253,14 @@ private final class DiagnosisOf(r: RunRecord):
 
   /** What caps once `b` is sized by its fix: b at its new size, every other resource, and the clients. */
   private def nextAfter(b: Measured): Option[Cap] =
-    val newSize = clients.toDouble.max(b.size + 1)
+    val newSize = fixedSize(b).toDouble * b.nodes
     val queued = b.queued.getOrElse((clients - b.occupancy).max(0))
     val unqueued = (latency - queued / answeredRate).max(b.hold)
     val loop = Cap(Resource.LoadGenerator, "", clients / unqueued, f"$clients clients / ${fmt(unqueued)} s latency " +
       f"without the queue in front of ${capOf(b).name} = ${clients / unqueued}%.1f req/s")
-    val resized = capOf(b.copy(size = newSize)).copy(why = f"${b.subject} at ${newSize}%.0f: ${newSize}%.0f / " +
+    val (at, total) = if b.nodes == 1 then (f"${newSize}%.0f", f"${newSize}%.0f")
+      else (s"${fixedSize(b)} per node", s"${b.nodes} x ${fixedSize(b)}")
+    val resized = capOf(b.copy(size = newSize)).copy(why = f"${b.subject} at $at: $total / " +
       f"${fmt(b.hold)} s = ${newSize / b.hold}%.1f req/s")
     (otherCaps(Set(b)).toSeq :+ loop :+ resized.copy(perSecond = newSize / b.hold)).minByOption(_.perSecond)
 
@@ -200,9 +268,17 @@ private final class DiagnosisOf(r: RunRecord):
     (candidates.filterNot(except).map(capOf).filter(c => valid(c.perSecond)) ++ thirdParty.filter(_ => except.nonEmpty))
       .minByOption(_.perSecond)
 
+  /**
+   * A resource's size (per node) that holds every client: one per client, spread over the nodes (the front's router
+   * sends round robin), and at least one more than now.
+   */
+  private def fixedSize(m: Measured): Int =
+    math.ceil(clients.toDouble / m.nodes).toInt.max(m.sizePerNode.toInt + 1)
+
   private def fixFor(m: Measured): Option[Fix] =
-    val n = clients.max(m.size.toInt + 1)
-    val why = f"$clients clients x ${fmt(m.hold)} s hold need $clients in flight"
+    val n = fixedSize(m)
+    val why = f"$clients clients x ${fmt(m.hold)} s hold need $clients in flight" +
+      (if m.nodes == 1 then "" else s", $n on each of ${m.nodes} nodes")
     m.resource match
       case Resource.Pool if bulkhead && m.subject == "blocking-pool" =>
         Some(Fix(Seq("--blocking-pool-size", n.toString), s"blocking-pool of $n threads (one per in-flight request: $why)"))

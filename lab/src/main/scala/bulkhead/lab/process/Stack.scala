@@ -53,12 +53,12 @@ final class Stack(launch: Launch, dir: Path):
 
   /**
    * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis), `env` environment variables (e.g.
-   * the Redis password, which the service refuses on its command line).
+   * the Redis password, which the service refuses on its command line). `name` names its log and port file: distinct
+   * for each node of a cluster.
    */
   def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil,
-      env: Map[String, String] = Map.empty): Served =
-    jvm("service", launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args,
-      env = env)
+      env: Map[String, String] = Map.empty, name: String = "service"): Served =
+    jvm(name, launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args, env = env)
 
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
       ready: String = "/health", env: Map[String, String] = Map.empty): Served =

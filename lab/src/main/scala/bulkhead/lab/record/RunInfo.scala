@@ -7,9 +7,13 @@ import bulkhead.lab.scenario.SeedFigure
  * What was run: the scenario (or the process a user pointed the lab at), the target, the load, and the machine. The
  * work time a seed declared is kept to report beside the measured hold time, and the Little's-law bound a benchmark
  * compares with; the diagnosis reads neither.
+ *
+ * @param nodes a cluster run's service nodes by cluster address (`host:port`), the front (the node loaded) first;
+ *              empty for one service
  */
 final case class RunInfo(name: String, title: String, target: String, url: String, loadDescription: String,
     clients: Int, serviceFlags: Seq[String], stubLatency: Option[String], redisCustomers: Option[Int],
     seed: Option[SeedFigure], declaredWorkSeconds: Option[Double], expectedClass: String,
     expectedResource: Option[String], source: String, jdk: String, cores: Int, startedAt: String,
-    warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None)
+    warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None,
+    nodes: Seq[String] = Nil)

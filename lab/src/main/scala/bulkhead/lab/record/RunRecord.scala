@@ -7,21 +7,37 @@ import bulkhead.lab.sample.Sample
 final case class LogLine(text: String, count: Int)
 
 /**
+ * The samples of one service node of a cluster run, by its cluster address (`host:port`), and its processes read just
+ * before and after the load.
+ */
+final case class NodeSamples(node: String, samples: Seq[Sample], beforeLoad: Option[Sample] = None,
+    afterLoad: Option[Sample] = None)
+
+/**
  * Everything one run measured, as written to `result.json`: what ran, the load driver's figures, the samples of the
  * served process, the attempts before the measured one, and the service log's warnings. The diagnosis and the report
  * read only this.
  *
+ * @param samples the served process's samples; on a cluster, the front's (the node loaded)
  * @param measuredFrom seconds after the load started at which the measured phase begins (a ramp's ramp-up)
  * @param beforeLoad the processes from /proc just before the load started (runs recorded without it have none)
  * @param afterLoad the same just after the load ended: with `beforeLoad`, the CPU the whole load cost
+ * @param otherNodes on a cluster, every node but the front, sampled in the same rounds
  */
 final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample], measuredFrom: Double,
     measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine], beforeLoad: Option[Sample] = None,
-    afterLoad: Option[Sample] = None):
+    afterLoad: Option[Sample] = None, otherNodes: Seq[NodeSamples] = Nil):
   def throughput: Double = load.throughput(info.expectedClass)
   /** Samples of the measured phase (all of them if none falls in it). */
-  def measuredSamples: Seq[Sample] =
+  def measuredSamples: Seq[Sample] = measured(samples)
+
+  /** Each service node's samples of the measured phase, the front's first: one entry for one service. */
+  def measuredByNode: Seq[NodeSamples] =
+    NodeSamples(info.nodes.headOption.getOrElse(info.target), measuredSamples, beforeLoad, afterLoad) +:
+      otherNodes.map(n => n.copy(samples = measured(n.samples)))
+
+  private def measured(all: Seq[Sample]): Seq[Sample] =
     // The sample taken as the load starts sees no load yet: it would dilute every mean by one sample.
     val from = if measuredFrom > 0 then measuredFrom - 0.5 else 0.5
-    val in = samples.filter(s => s.second >= from && s.second <= measuredTo + 0.5)
-    if in.nonEmpty then in else samples
+    val in = all.filter(s => s.second >= from && s.second <= measuredTo + 0.5)
+    if in.nonEmpty then in else all

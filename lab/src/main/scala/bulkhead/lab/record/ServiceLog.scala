@@ -13,6 +13,11 @@ object ServiceLog:
   def mask(message: String): String =
     message.replaceAll("""\b\d+(\.\d+)*\b""", "N").replaceAll("""@[0-9a-f]{4,}""", "@X").trim
 
+  /** The logs of several processes (the nodes of a cluster) as one: counts of the same line added up. */
+  def readAll(logs: Seq[Path], limit: Int = 10): Seq[LogLine] =
+    logs.flatMap(read(_, Int.MaxValue)).groupMapReduce(_.text)(_.count)(_ + _).toSeq
+      .sortBy((text, n) => (-n, text)).take(limit).map((text, n) => LogLine(text, n))
+
   def read(log: Path, limit: Int = 10): Seq[LogLine] =
     if !Files.isReadable(log) then Nil
     else

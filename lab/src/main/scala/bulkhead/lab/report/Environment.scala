@@ -50,6 +50,9 @@ object Environment:
     Environment(cpu, Runtime.getRuntime.availableProcessors(), mem, kernel,
       sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString) + s" (${launch.java})", wrk, redis, libraries)
 
+  /** /proc/loadavg's first three fields (1, 5, 15 min): how busy the shared machine is, beside figures it moves. */
+  def loadAverage(): String = lines("/proc/loadavg").headOption.fold("?")(_.split(' ').take(3).mkString(" "))
+
   private def lines(path: String): Seq[String] =
     val p = Path.of(path)
     if Files.isReadable(p) then Files.readAllLines(p).asScala.toSeq else Nil

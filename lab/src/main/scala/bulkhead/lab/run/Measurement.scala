@@ -4,8 +4,10 @@ import bulkhead.lab.load.{LoadDriver, LoadFigures}
 import bulkhead.lab.sample.{Sample, ServiceSampler}
 
 import java.nio.file.Path
+import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicReference
 import scala.concurrent.duration.*
+import scala.concurrent.{Await, ExecutionContext, Future}
 
 /** Drives a load while the sampler samples the served process: the one measuring loop of every lab command. */
 object Measurement:
@@ -18,22 +20,44 @@ object Measurement:
 
   def run(driver: LoadDriver, url: String, dir: Path, sampler: ServiceSampler, every: FiniteDuration,
       progress: String => Unit): Either[String, Outcome] =
+    runNodes(driver, url, dir, Seq(sampler), every, progress).map(_.head)
+
+  /**
+   * The same loop over several processes (the nodes of a cluster): each round samples every one at once, each on a
+   * thread of its own (a thread dump of a busy JVM took seconds on a loaded machine: in turn, the last node's sample
+   * came seconds after the first's), and each sample carries its own second. The progress line is the first
+   * process's (the one loaded). One outcome per process, in the order of `samplers`, all with the load's figures.
+   */
+  def runNodes(driver: LoadDriver, url: String, dir: Path, samplers: Seq[ServiceSampler], every: FiniteDuration,
+      progress: String => Unit): Either[String, Seq[Outcome]] =
+    require(samplers.nonEmpty, "no process to sample")
     val result = AtomicReference[Either[String, LoadFigures]]()
     val load = Thread(() => result.set(
       try driver.run(url, dir) catch case e: Exception => Left(s"load driver failed: ${e.getMessage}")), "lab-load")
-    val before = sampler.process(0.0)
-    val start = System.nanoTime()
-    load.start()
-    var samples = Vector.empty[Sample]
-    while load.isAlive do
-      val t = (System.nanoTime() - start) / 1e9
-      val s = sampler.sample(t)
-      samples :+= s
-      progress(status(s, samples.dropRight(1).lastOption, driver.totalSeconds))
-      val next = start + ((samples.size * every.toNanos))
-      load.join(((next - System.nanoTime()) / 1_000_000).max(100))
-    val after = sampler.process((System.nanoTime() - start) / 1e9)
-    Option(result.get).getOrElse(Left("the load driver did not report")).map(Outcome(_, samples, before, after))
+    val threads = Executors.newFixedThreadPool(samplers.size, task =>
+      val t = Thread(task, "lab-sampler")
+      t.setDaemon(true)
+      t)
+    given ExecutionContext = ExecutionContext.fromExecutor(threads)
+    def everyOne[A](f: ServiceSampler => A): Seq[A] = Await.result(Future.sequence(samplers.map(s => Future(f(s)))),
+      Duration.Inf)
+    try
+      val before = everyOne(_.process(0.0))
+      val start = System.nanoTime()
+      load.start()
+      var samples = Vector.fill(samplers.size)(Vector.empty[Sample])
+      var rounds = 0
+      while load.isAlive do
+        samples = samples.zip(everyOne(_.sample((System.nanoTime() - start) / 1e9))).map(_ :+ _)
+        rounds += 1
+        val front = samples.head
+        progress(status(front.last, front.dropRight(1).lastOption, driver.totalSeconds))
+        val next = start + rounds * every.toNanos
+        load.join(((next - System.nanoTime()) / 1_000_000).max(100))
+      val after = everyOne(_.process((System.nanoTime() - start) / 1e9))
+      Option(result.get).getOrElse(Left("the load driver did not report")).map(figures =>
+        samples.indices.map(i => Outcome(figures, samples(i), before(i), after(i))))
+    finally threads.shutdown()
 
   /** `12s/30s, 1,234 req/s answered, 41 platform threads, blocking-pool 8/8 busy`. */
   private def status(s: Sample, before: Option[Sample], total: Double): String =

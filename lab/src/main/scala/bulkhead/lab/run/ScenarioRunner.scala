@@ -2,8 +2,8 @@ package bulkhead.lab.run
 
 import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{LoadDriver, WarmUp}
-import bulkhead.lab.process.{Launch, Served, Stack, Target}
-import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord, ServiceLog}
+import bulkhead.lab.process.{ClusterNode, Launch, Served, ServiceCluster, Stack, Target}
+import bulkhead.lab.record.{NodeSamples, RecordJson, RunInfo, RunRecord, ServiceLog}
 import bulkhead.lab.sample.ServiceSampler
 import bulkhead.lab.scenario.{Load, Scenario}
 
@@ -12,8 +12,9 @@ import java.time.Instant
 import scala.concurrent.duration.*
 
 /**
- * Runs one scenario: starts what it needs (redis-server, the stub, the service, each its own process), warms up,
- * drives the load while sampling the service, and stops every process it started. Each run's [[RunRecord]] is written
+ * Runs one scenario: starts what it needs (redis-server, the stub, the service, each its own process; N service nodes
+ * joined as a cluster for `cluster.nodes`), warms up, drives the load while sampling the service (every node, on a
+ * cluster), and stops every process it started. Each run's [[RunRecord]] is written
  * as `result.json` in the scenario's directory beside the raw outputs (wrk's report, JMeter's JTL, the logs).
  */
 final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Unit):
@@ -46,13 +47,18 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       }
       val backing = redis.toSeq.flatMap(r => Seq("--redis-uri", s"redis://127.0.0.1:${r.port}")) ++
         stub.toSeq.flatMap(st => Seq("--soap-endpoint", st.url("/soap")))
-      val server =
-        if target == Target.Bulkhead then stack.service(s.serviceFlags ++ backing, heap = ScenarioRunner.heapOf(s))
-        else stack.peer(target, s.serviceFlags)
-      started ::= server
       val dependencies = stub.map("stub" -> _.child.pid).toMap ++ redis.map("redis" -> _.child.pid)
-      Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target != Target.Nginx,
-        dependencies = dependencies))
+      if s.clusterNodes > 1 then
+        val nodes = ServiceCluster.start(stack, s.clusterNodes, s.serviceFlags ++ backing, progress)
+        started :::= nodes.map(_.served).toList
+        Right(measure(s, nodes.head.served, dir, dependencies = dependencies, cluster = nodes))
+      else
+        val server =
+          if target == Target.Bulkhead then stack.service(s.serviceFlags ++ backing, heap = ScenarioRunner.heapOf(s))
+          else stack.peer(target, s.serviceFlags)
+        started ::= server
+        Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target != Target.Nginx,
+          dependencies = dependencies))
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
     finally started.foreach(_.child.stop())
 
@@ -105,8 +111,9 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
   private def attempt(s: Scenario, url: String, dir: Path): Double =
     LoadDriver.of(s.load).run(url, dir).fold(e => throw IllegalStateException(e), _.throughput(s.expectedClass))
 
+  /** Loads `service` and samples it; on a cluster (`cluster`, the front first: `service`) samples every node. */
   private def measure(s: Scenario, service: Served, dir: Path, jvm: Boolean = true, earlier: Seq[Double] = Nil,
-      dependencies: Map[String, Long] = Map.empty): RunRecord =
+      dependencies: Map[String, Long] = Map.empty, cluster: Seq[ClusterNode] = Nil): RunRecord =
     val url = service.url(s.path)
     if s.warmup > Duration.Zero then
       progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
@@ -120,12 +127,18 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val driver = LoadDriver.of(s.load)
     val metricsUrl = Option.when(s.targets.forall(_ == Target.Bulkhead))(service.url("/metrics"))
     val sampler = ServiceSampler(service.child.pid, metricsUrl, threadDumps = jvm, dependencies = dependencies)
+    val others = cluster.drop(1)
     val started = Instant.now()
-    val measured = Measurement.run(driver, url, dir, sampler, s.sampleEvery, progress)
+    val outcomes = Measurement.runNodes(driver, url, dir,
+        sampler +: others.map(n => ServiceSampler(n.served.child.pid, Some(n.url("/metrics")))), s.sampleEvery, progress)
       .fold(e => throw IllegalStateException(e), identity)
-    val record = RunRecord(ScenarioRunner.info(s, url, driver.describe(url), started), measured.figures,
-      measured.samples, driver.measuredFrom, driver.totalSeconds, before :+ measured.figures.throughput(s.expectedClass),
-      ServiceLog.read(service.child.log), Some(measured.beforeLoad), Some(measured.afterLoad))
+    val measured = outcomes.head
+    val info = ScenarioRunner.info(s, url, driver.describe(url), started).copy(nodes = cluster.map(_.address))
+    val record = RunRecord(info, measured.figures, measured.samples, driver.measuredFrom, driver.totalSeconds,
+      before :+ measured.figures.throughput(s.expectedClass),
+      ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)), Some(measured.beforeLoad),
+      Some(measured.afterLoad), others.zip(outcomes.tail).map((n, o) =>
+        NodeSamples(n.address, o.samples, Some(o.beforeLoad), Some(o.afterLoad))))
     RecordJson.write(record, dir)
     record
 

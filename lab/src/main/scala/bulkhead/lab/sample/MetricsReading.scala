@@ -6,13 +6,15 @@ final case class PoolGauge(label: String, active: Option[Double], max: Option[Do
 
 /**
  * What the lab reads from a scrape of bulkhead's /metrics, typed: the pools, requests answered by status class, the
- * server's connections, the SOAP client's calls and connections, and the request-latency histogram. Every metric name
- * the lab depends on is here and nowhere else.
+ * server's connections, the SOAP client's calls and connections, the request-latency histogram and, on a cluster, the
+ * members this node sees and the routees its router lists per node (`host:port`). Every metric name the lab depends
+ * on is here and nowhere else.
  */
 final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
     connectionsOpen: Option[Double], connectionsMax: Option[Double], soapInFlight: Option[Double],
     soapCalls: Option[Double], soapSeconds: Option[Double], soapConnectionsMax: Option[Double],
-    latencyBuckets: Map[String, Double]):
+    latencyBuckets: Map[String, Double], clusterMembersUp: Option[Double] = None,
+    clusterUnreachable: Option[Double] = None, clusterRoutees: Map[String, Double] = Map.empty):
   def answered: Double = answeredByClass.values.sum
   def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
 
@@ -34,6 +36,9 @@ object MetricsReading:
     val EnrichmentInFlight = "enrichment_in_flight"
     val LoyaltyUnavailable = "enrichment_loyalty_unavailable_total"
     val HeapUsed = "jvm_memory_used_bytes"
+    val ClusterMembersUp = "cluster_members_up"
+    val ClusterUnreachable = "cluster_members_unreachable"
+    val ClusterRoutees = "cluster_routees"
 
   private val Sample = """^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\d+)?$""".r
   private val Label = """([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"""".r
@@ -64,5 +69,7 @@ object MetricsReading:
       .map(s => bulkhead.lab.load.Answers.classOf(s) -> l.value)).groupMapReduce(_._1)(_._2)(_ + _)
     val buckets = named(Names.RequestBuckets).flatMap(l => l.labels.get("le").map(_ -> l.value))
       .groupMapReduce(_._1)(_._2)(_ + _)
+    val routees = named(Names.ClusterRoutees).flatMap(l => l.labels.get("node").map(_ -> l.value)).toMap
     MetricsReading(pools, answered, one(Names.ConnectionsOpen), one(Names.ConnectionsMax), sum(Names.SoapInFlight),
-      sum(Names.SoapCalls), sum(Names.SoapSeconds), one(Names.SoapConnectionsMax), buckets)
+      sum(Names.SoapCalls), sum(Names.SoapSeconds), one(Names.SoapConnectionsMax), buckets,
+      one(Names.ClusterMembersUp), one(Names.ClusterUnreachable), routees)

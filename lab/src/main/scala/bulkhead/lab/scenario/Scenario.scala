@@ -56,7 +56,12 @@ final case class Scenario(
     /** The service's heap (`-Xmx`, e.g. `400m`); the lab's default otherwise. */
     heap: Option[String] = None,
     /** A pool that holds each request for `workSeconds` (name, threads): with the clients, the Little's-law bound. */
-    boundPool: Option[(String, Int)] = None):
+    boundPool: Option[(String, Int)] = None,
+    /**
+     * Service JVMs joined as one Pekko Cluster (`cluster.nodes`): 1 is one service without remoting; N starts N nodes
+     * on loopback, loads the first (the front) and samples every one.
+     */
+    clusterNodes: Int = 1):
 
   /**
    * The configuration's Little's-law bound, when the scenario states its work time: clients / work, and a pool's
@@ -74,7 +79,13 @@ object Scenario:
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
     "attempts", "target", "targets", "expect.resource", "expect.status-class", "service.heap", "bound.pool",
-    "bound.threads")
+    "bound.threads", "cluster.nodes")
+
+  /** Nodes of one cluster on this machine: each is a JVM of its own, sharing the cores with the load. */
+  val MaxClusterNodes = 9
+
+  /** The service's flags that place a node in a cluster: the lab gives them to each node of `cluster.nodes`. */
+  val ClusterFlags: Set[String] = Set("--cluster-port", "--cluster-host", "--seed-node")
 
   /** Reads a scenario file; `short` shortens the load for the demo (the seeds' own durations otherwise). */
   def load(file: Path, short: Boolean = false): Either[String, Scenario] =
@@ -132,7 +143,13 @@ object Scenario:
         Option.when(c.hasPath("bound.pool") != c.hasPath("bound.threads"))("bound.pool and bound.threads go together"),
         Option.when(c.hasPath("bound.threads") && int("bound.threads", 1) < 1)("bound.threads must be at least 1"),
         Option.when(c.hasPath("bound.pool") && !c.hasPath("work-seconds"))(
-          "bound.pool needs work-seconds (the time a request holds a thread)"))
+          "bound.pool needs work-seconds (the time a request holds a thread)"),
+        Option.when(int("cluster.nodes", 1) < 1 || int("cluster.nodes", 1) > MaxClusterNodes)(
+          s"cluster.nodes must be 1..$MaxClusterNodes, was ${int("cluster.nodes", 1)}"),
+        Option.when(int("cluster.nodes", 1) > 1 && targets != Seq(Target.Bulkhead))(
+          "cluster.nodes above 1 needs target = bulkhead (only bulkhead joins a Pekko Cluster)"),
+        list("service.flags").find(ClusterFlags.contains).filter(_ => int("cluster.nodes", 1) > 1).map(f =>
+          s"service.flags sets $f, which the lab sets itself for cluster.nodes; remove it"))
       checks.flatten.headOption.map(e => Left(s"$file: $e")).getOrElse(Right(Scenario(
         name = opt("name").getOrElse(file.getFileName.toString.stripSuffix(".conf")),
         title = opt("title").getOrElse(""),
@@ -156,7 +173,8 @@ object Scenario:
         expectedResource = opt("expect.resource"),
         heap = opt("service.heap"),
         boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
-          yield (p, t))))
+          yield (p, t),
+        clusterNodes = int("cluster.nodes", 1))))
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

@@ -40,6 +40,13 @@ class BenchSuiteSpec extends AnyFlatSpec with Matchers:
     singles.flatMap(_.heap).foreach(h => all.heap shouldBe Some(h))
   }
 
+  "bench cluster" should "bound 100 clients on 1 s of blocking work by 25 threads on each of 1, 2 and 3 nodes" in {
+    val cases = BenchSuite.named("cluster").get.cases(root).toOption.get
+    cases.map(_.clusterNodes) shouldBe Seq(1, 2, 3)
+    cases.foreach(_.load.concurrency shouldBe 100)
+    cases.flatMap(_.bound.map(_.perSecond)) shouldBe Seq(25.0, 50.0, 75.0)
+  }
+
   "BenchSuite.adjust" should "apply the command line's duration, warm-up and connections, and the bound follows" in {
     val pool = BenchSuite.named("work").get.cases(root).toOption.get.find(_.name == "pool-200").get
     pool.bound.get.perSecond shouldBe 2000.0 +- 1e-9 // 200 threads / 0.1 s, below 1,000 clients / 0.1 s

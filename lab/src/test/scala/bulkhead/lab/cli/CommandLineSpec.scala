@@ -119,7 +119,8 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("bench", "ab", "--connections", "0") -> "--connections",
     Seq("bench", "report") -> "bench report needs the directory",
     Seq("bench", "report", "/no/such/bench") -> "/no/such/bench",
-    Seq("bench", "hello", "/tmp") -> "bench hello takes no directory")
+    Seq("bench", "hello", "/tmp") -> "bench hello takes no directory",
+    Seq("cluster-faults", "--nodes", "9") -> "--nodes must be 2..5, was 9")
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))

@@ -34,6 +34,31 @@ class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
     Children.stopAll()
   }
 
+  it should "start a 2-node cluster, load its front and sample each node's own work queue" in {
+    val scenario = Scenario.load(Path.of("scenarios/ci/cluster-2-nodes.conf").toAbsolutePath).toOption.get
+    val dir = Files.createTempDirectory("lab-cluster")
+    val record = ScenarioRunner(Fixtures.launch, dir, _ => ()).run(scenario).fold(e => fail(e), identity)
+    try
+      record.info.nodes should have size 2
+      record.otherNodes.map(_.node) shouldBe record.info.nodes.tail
+      record.load.answers.byClass.keySet shouldBe Set("2xx")
+      record.load.answers.unanswered shouldBe 0
+      // Every node saw both members and was sampled while its own work queue held lookups: the front's router sent
+      // some of them to the second node, whose sampler (its own pid, its own /metrics) saw them.
+      for n <- record.measuredByNode do
+        withClue(s"${n.node}: ") {
+          n.samples.flatMap(_.metrics.flatMap(_.clusterMembersUp)).distinct shouldBe Seq(2.0)
+          n.samples.flatMap(_.pools.find(_.pool.endsWith("work-queue")).map(_.busy)).max should be > 0
+          val completed = n.samples.flatMap(_.metrics.flatMap(_.pool("work-queue").flatMap(_.completed)))
+          completed.last should be > completed.head
+        }
+      // Written as data, and read back with its nodes.
+      val back = RecordJson.read(dir.resolve(scenario.name).resolve(RecordJson.FileName)).fold(e => fail(e), identity)
+      back.otherNodes shouldBe record.otherNodes
+      Diagnosis(back) shouldBe Diagnosis(record)
+    finally Children.stopAll()
+  }
+
   "The ramp driver" should "ramp JMeter's clients up in steps and record every second" in {
     val dir = Files.createTempDirectory("lab-ramp")
     val stack = Stack(Fixtures.launch, dir)

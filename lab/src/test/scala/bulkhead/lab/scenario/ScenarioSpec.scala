@@ -66,3 +66,21 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   it should "say which file is missing" in {
     Scenario.files(Seq("no/such/dir")) shouldBe Left("no such scenario file or directory: no/such/dir")
   }
+
+  "A cluster scenario" should "read cluster.nodes, and default to one service" in {
+    val f = Files.createTempFile("cluster", ".conf")
+    Files.writeString(f, "cluster.nodes = 3\n")
+    Scenario.load(f).map(_.clusterNodes) shouldBe Right(3)
+    Files.writeString(f, "name = x\n")
+    Scenario.load(f).map(_.clusterNodes) shouldBe Right(1)
+  }
+
+  it should "be refused with a bad node count, a peer target or cluster flags of its own named" in {
+    val f = Files.createTempFile("cluster", ".conf")
+    Files.writeString(f, "cluster.nodes = 0\n")
+    Scenario.load(f).left.toOption.get should include("cluster.nodes must be 1..9, was 0")
+    Files.writeString(f, "cluster.nodes = 2\ntarget = akka-http\n")
+    Scenario.load(f).left.toOption.get should include("target = bulkhead")
+    Files.writeString(f, "cluster.nodes = 2\nservice.flags = [\"--seed-node\", \"127.0.0.1:2552\"]\n")
+    Scenario.load(f).left.toOption.get should include("service.flags sets --seed-node")
+  }

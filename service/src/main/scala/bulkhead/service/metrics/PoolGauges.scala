@@ -11,9 +11,11 @@ object PoolGauges:
 
   def bind(registry: MeterRegistry, probe: PoolProbe): Unit =
     val tags = Tags.of("name", probe.pool.label)
+    // Strong: Micrometer holds a meter's object weakly by default, and nothing else holds a probe, so the first
+    // garbage collection turned every pool's gauges to NaN and its counters to 0. These hold the probe for all.
     def gauge(name: String, unit: String, help: String, read: PoolProbe => Option[Double]): Unit =
       Gauge.builder(name, probe, p => read(p).getOrElse(Double.NaN)).baseUnit(unit).description(help).tags(tags)
-        .register(registry)
+        .strongReference(true).register(registry)
     def counter(name: String, unit: String, help: String, read: PoolProbe => Option[Double]): Unit =
       FunctionCounter.builder(name, probe, p => read(p).getOrElse(0.0)).baseUnit(unit).description(help).tags(tags)
         .register(registry)

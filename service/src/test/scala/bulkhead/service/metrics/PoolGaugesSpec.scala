@@ -34,6 +34,28 @@ class PoolGaugesSpec extends AnyFlatSpec with Matchers:
       PoolProbe.forget(name)
   }
 
+  it should "keep reading a pool after a garbage collection, with nothing but the registry holding its probe" in {
+    val name = system
+    val executor = ThreadPoolExecutor(3, 3, 1, TimeUnit.MINUTES, LinkedBlockingQueue[Runnable]())
+    val registry = PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
+    def sample(family: String) = metric(registry.scrape(), s"""$family{name="kept-pool"}""")
+    try
+      PoolGauges.bind(registry, PoolProbe.adopt(name, PoolName("spec.kept-pool"), executor))
+      executor.execute(() => ())
+      // A collection that clears a weak reference would clear one to the probe too.
+      val sentinel = java.lang.ref.WeakReference(Object())
+      val deadline = System.nanoTime() + 10_000_000_000L
+      while sentinel.get != null && System.nanoTime() < deadline do
+        System.gc()
+        Thread.sleep(10)
+      sentinel.get shouldBe null
+      sample("executor_pool_max_threads") shouldBe Some(3.0)
+      eventually()(sample("executor_completed_tasks_total").contains(1.0)) shouldBe true
+    finally
+      executor.shutdownNow()
+      PoolProbe.forget(name)
+  }
+
   it should "publish every family for a pool without an executor: NaN gauges, zero counters" in {
     val registry = PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
     PoolGauges.bind(registry, PoolProbe(system, PoolName("spec.absent-pool")))

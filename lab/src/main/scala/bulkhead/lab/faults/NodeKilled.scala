@@ -1,0 +1,113 @@
+package bulkhead.lab.faults
+
+import bulkhead.lab.SeedRedis
+import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, UserGroup}
+import bulkhead.lab.process.{Children, Launch, ServiceCluster, Stack}
+import bulkhead.lab.sample.MetricsReading
+
+import java.nio.file.Path
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicBoolean
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/**
+ * The node-killed fault's setup. The blocking SOAP client caps each node at its work queue (threads / the third
+ * party's latency), so the cluster's bound moves with its nodes: min(nodes x threads, clients) / latency. The SOAP
+ * timeout is 2 s, not 5: the pipeline's ask, which answers a lookup the dead node held, times out at SOAP timeout +
+ * Redis timeout + 2 x Retry-After = 5 s instead of 8 s, and the node is unreachable ~5 s after the kill, so the
+ * clients caught on it are free again well within the 10 s the survivors have to reach their share.
+ */
+final case class NodeKilledSettings(nodes: Int = 3, clients: Int = 100, workQueue: Int = 25, stubLatencyMs: Int = 1000,
+    soapTimeout: FiniteDuration = 2.seconds, warmUp: FiniteDuration = 10.seconds, baseline: FiniteDuration = 10.seconds,
+    hold: FiniteDuration = 20.seconds, recovery: FiniteDuration = 25.seconds, customers: Int = 1000):
+  require(nodes >= 2, s"a node can be killed from 2 nodes on, was $nodes")
+  require(soapTimeout.toMillis > stubLatencyMs, s"the SOAP timeout must exceed the stub's $stubLatencyMs ms")
+  require(hold >= 15.seconds, "the hold must outlast the split-brain resolver's decision (~10-12 s after the kill)")
+  def bound: Double = math.min(nodes * workQueue, clients) * 1000.0 / stubLatencyMs
+  def boundWhat: String = s"min($nodes x $workQueue threads, $clients clients) / ${stubLatencyMs / 1000.0} s"
+
+/**
+ * `lab cluster-faults`: a Pekko Cluster of N service nodes under steady closed-loop load on the front (node 1), the
+ * node with the highest address SIGKILLed (the split-brain resolver keeps the majority, and on a tie the lowest
+ * address: the front), held, then started again on the same cluster port. Every request, the front's gauges and the
+ * cluster as the front sees it are recorded each second.
+ */
+object NodeKilled:
+  val Name = "node-killed"
+  /** Seconds the run goes on once the restarted node serves HTTP: Pekko's join and the Receptionist's gossip. */
+  private val MinAfterServing = 15.0
+
+  def run(s: NodeKilledSettings, launch: Launch, work: Path, progress: String => Unit): NodeKilledRecord =
+    val stack = Stack(launch, work)
+    try
+      val redis = stack.redis()
+      SeedRedis.load(s"redis://127.0.0.1:${redis.port}", s.customers)
+      val stub = stack.stub(Seq("--latency", s"fixed:${s.stubLatencyMs}", "--customers", s.customers.toString))
+      val flags = Seq("--soap-mode", "blocking", "--soap-endpoint", stub.url("/soap"), "--redis-uri",
+        s"redis://127.0.0.1:${redis.port}", "--set", s"bulkhead.enrichment.soap.work-queue.max=${s.workQueue}",
+        "--set", s"bulkhead.enrichment.soap.request-timeout=${s.soapTimeout.toMillis}ms")
+      val nodes = ServiceCluster.start(stack, s.nodes, flags, progress)
+      val (front, victim, survivors) = (nodes.head, nodes.last, nodes.init)
+      def path(n: Int) = s"/customers/${n % s.customers + 1}"
+      progress(s"  warm-up ${s.warmUp.toSeconds} s, not recorded")
+      FaultRunner.warmUp(front.served, s.clients, path, s.warmUp)
+      val gauges = survivors.map(n => n.address -> ServiceGauges(n.served.child.pid, n.url("/metrics")))
+      val before = gauges.map((a, g) => a -> g.resources()).toMap
+      val log = RequestLog()
+      def now = (System.nanoTime() - log.t0Nanos) / 1e9
+      val frontGauges = ServiceGauges(front.served.child.pid, front.url("/metrics")).sampleEverySecond(log.t0Nanos)
+      val cluster = follow(front.url("/metrics"), victim.address, log.t0Nanos)
+      val users = ClosedLoopUsers.start(UserGroup("steady", s.clients, front.served.port, path), log)
+      try
+        progress(f"  ${s.clients} users on ${front.address}'s /customers, bound ${s.bound}%.0f req/s (${s.boundWhat})")
+        Thread.sleep(s.baseline.toMillis)
+        val killAt = now
+        victim.served.child.kill()
+        progress(f"  killed ${victim.address} (SIGKILL, pid ${victim.served.child.pid}) at $killAt%.1f s")
+        Thread.sleep(s.hold.toMillis)
+        val restartAt = now
+        progress(f"  starting ${victim.address} again at $restartAt%.1f s")
+        ServiceCluster.restart(stack, victim)
+        val serving = now
+        progress(f"  ${victim.address} serves HTTP ${serving - restartAt}%.1f s after its start; rejoining")
+        // A JVM slow to start still gets time to rejoin and serve before the load stops.
+        Thread.sleep((((restartAt + s.recovery.toSeconds).max(serving + MinAfterServing) - now) * 1000).toLong.max(0))
+        val ended = users.stop()
+        val endAt = now
+        val rows = frontGauges.stop()
+        val timeline = cluster.stop()
+        Thread.sleep(500)
+        val after = gauges.map((a, g) => a -> g.resources()).toMap
+        val run = FaultRecord.of(Name, killAt, restartAt, endAt, log.all, rows, before(front.address),
+          after(front.address), ended)
+        NodeKilledRecord(nodes.map(_.address), victim.address, s.clients, s.bound, s.boundWhat, run, timeline,
+          survivors.map(n => SurvivorResources(n.address, before(n.address), after(n.address))))
+      finally
+        users.abandon()
+        frontGauges.stop()
+        cluster.stop()
+    finally Children.stopAll()
+
+  /** A running once-a-second sampler; `stop` ends it and returns what it recorded, by second. */
+  final class Following(val stop: () => Seq[ClusterSecond])
+
+  /** Members up and unreachable, and the routees listed on `watched`, from the front's /metrics once a second. */
+  def follow(metricsUrl: String, watched: String, t0Nanos: Long): Following =
+    val rows = ConcurrentHashMap[Int, ClusterSecond]()
+    val running = AtomicBoolean(true)
+    val thread = Thread(() =>
+      while running.get do
+        val second = ((System.nanoTime() - t0Nanos) / 1_000_000_000L).toInt
+        val m = Stack.get(metricsUrl, 900.millis).toOption.map(MetricsReading.parse)
+        rows.put(second, ClusterSecond(second, m.flatMap(_.clusterMembersUp), m.flatMap(_.clusterUnreachable),
+          m.flatMap(_.clusterRoutees.get(watched))))
+        val wait = (t0Nanos + (second + 1) * 1_000_000_000L - System.nanoTime()) / 1_000_000L
+        if wait > 0 then Thread.sleep(wait)
+    , "lab-cluster-gauges")
+    thread.setDaemon(true)
+    thread.start()
+    Following(() =>
+      running.set(false)
+      thread.join(5000)
+      rows.asScala.values.toSeq.sortBy(_.second))
