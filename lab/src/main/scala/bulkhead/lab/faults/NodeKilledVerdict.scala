@@ -77,4 +77,4 @@ object NodeKilledVerdict:
 
   def resources(r: NodeKilledRecord, s: SurvivorResources): Seq[Check] =
     val one = r.run.copy(before = s.before, after = s.after)
-    Seq(FaultVerdict.threads(one), FaultVerdict.heap(one)).map(c => c.copy(name = s"${c.name} on ${s.node}"))
+    Seq(FaultVerdict.threads(one), FaultVerdict.heap(one, s.before)).map(c => c.copy(name = s"${c.name} on ${s.node}"))
