@@ -25,6 +25,12 @@ object Diagnosis:
   val MaterialErrors = 0.05
   /** The machine counts as saturated at this busy share. */
   val CpuSaturated = 0.9
+  /**
+   * The CPU is a candidate cap only from this busy share on: below it the fixed costs (the JIT, the sampler's thread
+   * dumps, timers) are a large share of the CPU per answer, and the cap read from it would be far below what the CPU
+   * does (a third party at 200 ms with the machine 52 % busy read as a CPU cap of 31 req/s; it served 90).
+   */
+  val CpuCredible = 0.75
 
   /**
    * One resource as measured: its size, mean occupancy and rate through it, queue in front of it. On a cluster, a
@@ -114,18 +120,22 @@ private final class DiagnosisOf(r: RunRecord):
           frame = Some(frame)))
     }
 
+  /**
+   * A SOAP host pool: calls on connections (those in flight, up to its size) over the calls the third party answered
+   * (a call refused before it was sent held no connection; all calls when the service does not tell them apart).
+   */
   private def hostPoolIn(window: Seq[Sample]): Option[Measured] =
     def gauge(f: MetricsReading => Option[Double]) = gaugeIn(window)(f)
     for
       size <- median(gauge(_.soapConnectionsMax))
       inFlight = gauge(_.soapInFlight)
       if inFlight.nonEmpty && size > 0
-      rate <- rateIn(window)(_.soapCalls).filter(_ > 0)
+      rate <- rateIn(window)(_.soapAnswered).filter(_ > 0).orElse(rateIn(window)(_.soapCalls).filter(_ > 0))
       occupancy = mean(inFlight.map(_.min(size)))
       if occupancy > 0
     yield Measured(Resource.HostPool, "", size, occupancy, rate, mostly(inFlight.map(_ >= size * FullShare)),
       Some(mean(inFlight.map(f => (f - size).max(0)))),
-      f"${mean(inFlight)}%.1f calls in flight on ${size}%.0f connections, ${rate}%.1f calls/s")
+      f"${mean(inFlight)}%.1f calls in flight on ${size}%.0f connections, ${rate}%.1f calls/s answered")
 
   /**
    * Pools and SOAP host pools of every node. One service: its own. A cluster: a resource measured on every node is
@@ -185,18 +195,23 @@ private final class DiagnosisOf(r: RunRecord):
    * fixed costs (the sampler's thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be
    * far below what the CPU can really do.
    */
-  private val cpu: Option[Measured] = busyShare.filter(_ >= 0.5).map { share =>
+  private val cpu: Option[Measured] = busyShare.filter(_ >= CpuCredible).map { share =>
     val cores = r.info.cores.toDouble
     Measured(Resource.Cpu, "", cores, share * cores, answeredRate, share >= CpuSaturated, None,
       f"the machine ${share * 100}%.0f%% busy (${r.info.cores} cores shared by the service and the load generator)" +
         serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"))
   }
 
+  /**
+   * The third party's latency: the least of what the service measured of it, since a queue in front of a call only adds
+   * to it: a blocking call's exchange (its time on a thread), a host pool's hold (calls on connections / answered calls,
+   * Little's law), and the calls' whole time.
+   */
   private val thirdPartySeconds: Option[Double] =
-    for
-      calls <- rateOverNodes(_.soapCalls).filter(_ > 0)
-      seconds <- rateOverNodes(_.soapSeconds)
-    yield seconds / calls
+    def perCall(count: MetricsReading => Option[Double], seconds: MetricsReading => Option[Double]) =
+      for n <- rateOverNodes(count).filter(_ > 0); s <- rateOverNodes(seconds) yield s / n
+    Seq(perCall(_.soapExchanges, _.soapExchangeSeconds), perCall(_.soapCalls, _.soapSeconds)).flatten
+      .++(hostPools.filter(_.nodes == nodes.size).map(_.hold)).minOption
 
   private val candidates: Seq[Measured] = pools ++ hostPools ++ maxConnections ++ cpu
 

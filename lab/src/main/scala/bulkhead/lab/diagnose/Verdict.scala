@@ -2,12 +2,22 @@ package bulkhead.lab.diagnose
 
 /** A setting that serves the offered load: service flags the lab can re-run with, and the sentence for a person. */
 final case class Fix(flags: Seq[String], sentence: String):
-  /** `flags` with this fix applied: a flag (or a `--set key=`) given again replaces the earlier value. */
+  /**
+   * `flags` with this fix applied: a flag (or a `--set key=`) given again replaces the earlier value. A flag without a
+   * value (`--allow-default-dispatcher-work`) stands alone: flags are not simply pairs.
+   */
   def applyTo(flags: Seq[String]): Seq[String] =
-    def key(pair: Seq[String]) = if pair.head == "--set" then pair.last.takeWhile(_ != '=') else pair.head
-    val mine = this.flags.grouped(2).toSeq
+    def key(option: Seq[String]) = if option.head == "--set" then option.last.takeWhile(_ != '=') else option.head
+    val mine = Fix.options(this.flags)
     val replaced = mine.map(key).toSet
-    flags.grouped(2).toSeq.filterNot(p => p.size == 2 && replaced(key(p))).flatten ++ mine.flatten
+    Fix.options(flags).filterNot(o => o.size == 2 && replaced(key(o))).flatten ++ mine.flatten
+
+object Fix:
+  /** A command line as its options: a flag with its value, or a flag alone when the next word is another flag. */
+  def options(flags: Seq[String]): Seq[Seq[String]] = flags match
+    case flag +: value +: rest if flag.startsWith("--") && !value.startsWith("--") => Seq(flag, value) +: options(rest)
+    case word +: rest => Seq(word) +: options(rest)
+    case _ => Nil
 
 /** A cap in requests per second and what it is. */
 final case class Cap(resource: Resource, subject: String, perSecond: Double, why: String):

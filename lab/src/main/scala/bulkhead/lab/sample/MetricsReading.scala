@@ -7,14 +7,17 @@ final case class PoolGauge(label: String, active: Option[Double], max: Option[Do
 /**
  * What the lab reads from a scrape of bulkhead's /metrics, typed: the pools, requests answered by status class, the
  * server's connections, the SOAP client's calls and connections, the request-latency histogram and, on a cluster, the
- * members this node sees and the routees its router lists per node (`host:port`). Every metric name the lab depends
- * on is here and nowhere else.
+ * members this node sees and the routees its router lists per node (`host:port`). The SOAP calls the third party
+ * answered (`soapAnswered`) are the ones that held a connection; a blocking client's exchanges are its calls' time on a
+ * thread, without the wait for one. Every metric name the lab depends on is here and nowhere else.
  */
 final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
     connectionsOpen: Option[Double], connectionsMax: Option[Double], soapInFlight: Option[Double],
     soapCalls: Option[Double], soapSeconds: Option[Double], soapConnectionsMax: Option[Double],
     latencyBuckets: Map[String, Double], clusterMembersUp: Option[Double] = None,
-    clusterUnreachable: Option[Double] = None, clusterRoutees: Map[String, Double] = Map.empty):
+    clusterUnreachable: Option[Double] = None, clusterRoutees: Map[String, Double] = Map.empty,
+    soapAnswered: Option[Double] = None, soapExchanges: Option[Double] = None,
+    soapExchangeSeconds: Option[Double] = None):
   def answered: Double = answeredByClass.values.sum
   def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
 
@@ -32,6 +35,8 @@ object MetricsReading:
     val SoapCalls = "soap_client_calls_seconds_count"
     val SoapSeconds = "soap_client_calls_seconds_sum"
     val SoapConnectionsMax = "soap_client_connections_max"
+    val SoapExchanges = "soap_client_exchanges_seconds_count"
+    val SoapExchangeSeconds = "soap_client_exchanges_seconds_sum"
     val CircuitState = "soap_circuit_state"
     val EnrichmentInFlight = "enrichment_in_flight"
     val LoyaltyUnavailable = "enrichment_loyalty_unavailable_total"
@@ -72,4 +77,6 @@ object MetricsReading:
     val routees = named(Names.ClusterRoutees).flatMap(l => l.labels.get("node").map(_ -> l.value)).toMap
     MetricsReading(pools, answered, one(Names.ConnectionsOpen), one(Names.ConnectionsMax), sum(Names.SoapInFlight),
       sum(Names.SoapCalls), sum(Names.SoapSeconds), one(Names.SoapConnectionsMax), buckets,
-      one(Names.ClusterMembersUp), one(Names.ClusterUnreachable), routees)
+      one(Names.ClusterMembersUp), one(Names.ClusterUnreachable), routees,
+      Option(named(Names.SoapCalls).filter(_.labels.get("outcome").contains("answered")).map(_.value)).filter(_.nonEmpty)
+        .map(_.sum), one(Names.SoapExchanges), one(Names.SoapExchangeSeconds))

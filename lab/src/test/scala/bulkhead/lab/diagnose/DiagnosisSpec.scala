@@ -85,6 +85,33 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.predicted shouldBe (20.0 +- 0.01)
   }
 
+  it should "name the SOAP host pool when calls queue for its connections, its hold without the queue" in {
+    // 4 connections, 20 clients, a 200 ms third party: 17 answered calls/s (and 8/s refused before sending, which held
+    // no connection); each call's whole time, 1.18 s, is mostly the wait for a connection.
+    val soap = (t: Int) => Some(MetricsReading(Nil, Map("2xx" -> 17.0 * t), Some(21), Some(16384), Some(20),
+      Some(25.0 * t), Some(17.0 * t * 1.18), Some(4), Map.empty, soapAnswered = Some(17.0 * t)))
+    val v = Diagnosis(Records.run(clients = 20, seconds = 10, answers = Map("2xx" -> 170), meanMs = 1180,
+      metrics = soap))
+    v.name shouldBe "soap-host-pool"
+    v.predicted shouldBe (17.0 +- 0.01)
+    v.fix.map(_.flags) shouldBe Some(Seq("--set", "bulkhead.enrichment.soap.max-connections=20"))
+    // Then the clients without the queue: 1.18 s less 16 queued calls / 17 per s = 0.239 s, 20 / 0.239 = 84 req/s
+    // (the third party at its hold, 4 connections / 17 calls/s = 0.235 s, would allow 85).
+    v.next.map(_.perSecond).get shouldBe (20 / (1.18 - 16 / 17.0) +- 0.5)
+  }
+
+  it should "read the third party's latency without the work queue in front of it (blocking client)" in {
+    // 5 threads each held 0.258 s by a call (its exchange), 20 clients: each call's whole time is ~1 s of queue.
+    val soap = (t: Int) => Records.poolMetrics("work-queue", size = 5, active = 5, rate = 19.4, queued = 15)(t).map(_.copy(
+      soapInFlight = Some(20), soapCalls = Some(19.4 * t), soapSeconds = Some(19.4 * t * 1.0),
+      soapExchanges = Some(19.4 * t), soapExchangeSeconds = Some(19.4 * t * 0.258)))
+    val v = Diagnosis(Records.run(clients = 20, seconds = 10, answers = Map("2xx" -> 194), meanMs = 1030,
+      pools = fullWorkQueue, metrics = soap))
+    v.name shouldBe "pool work-queue"
+    // 20 clients over the third party's 0.258 s (or over the latency without the queue, the same), not over 1 s.
+    v.next.map(_.perSecond).get shouldBe (20 / 0.258 +- 1.5)
+  }
+
   it should "fall back to the load generator's closed loop when nothing is saturated" in {
     val v = Diagnosis(Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 1500), meanMs = 105))
     v.name shouldBe "load-generator"

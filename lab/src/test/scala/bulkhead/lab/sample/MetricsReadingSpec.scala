@@ -1,0 +1,52 @@
+package bulkhead.lab.sample
+
+import bulkhead.lab.process.Stack
+import bulkhead.lab.testkit.Fixtures
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.nio.file.Files
+
+/**
+ * Every metric the diagnosis reads, read from the real service's /metrics after a real enrichment call: a name that
+ * drifts (a unit Prometheus appends, a renamed meter) would leave the diagnosis blind to that resource.
+ */
+class MetricsReadingSpec extends AnyFlatSpec with Matchers:
+  private def readAfterOneCall(mode: String, extra: Seq[String]): MetricsReading =
+    val stack = Stack(Fixtures.launch, Files.createTempDirectory(s"lab-metrics-$mode"))
+    val redis = stack.redis()
+    try
+      val stub = stack.stub(Seq("--latency", "fixed:20"))
+      try
+        val service = stack.service(Seq("--redis-uri", s"redis://127.0.0.1:${redis.port}", "--soap-endpoint",
+          stub.url("/soap"), "--soap-mode", mode) ++ extra, heap = "-Xmx256m")
+        try
+          Stack.get(service.url("/customers/7")).fold(e => fail(s"/customers/7: $e"), identity)
+          MetricsReading.parse(Stack.get(service.url("/metrics")).fold(e => fail(s"/metrics: $e"), identity))
+        finally service.child.stop()
+      finally stub.child.stop()
+    finally redis.child.stop()
+
+  "The service's /metrics" should "give the diagnosis every reading of the non-blocking client and the server" in {
+    val m = readAfterOneCall("non-blocking", Seq("--set", "bulkhead.enrichment.soap.max-connections=4",
+      "--max-connections", "300"))
+    m.soapConnectionsMax shouldBe Some(4.0)
+    m.connectionsMax shouldBe Some(300.0)
+    m.connectionsOpen.get should be >= 0.0
+    m.soapInFlight shouldBe Some(0.0)
+    m.soapCalls.get should be >= 1.0
+    m.soapAnswered.get should be >= 1.0
+    m.soapSeconds.get should be > 0.0
+    m.answeredByClass.getOrElse("2xx", 0.0) should be >= 1.0
+    m.latencyBuckets should not be empty
+    m.pools.map(_.label) should contain("default-dispatcher")
+    m.pool("default-dispatcher").flatMap(_.max).get should be > 0.0
+  }
+
+  it should "give the blocking client's work queue and its exchanges, the call's time without the queue" in {
+    val m = readAfterOneCall("blocking", Nil)
+    m.pool("work-queue").flatMap(_.completed).get should be >= 1.0
+    m.pool("work-queue").flatMap(_.max).get should be > 0.0
+    m.soapExchanges.get should be >= 1.0
+    m.soapExchangeSeconds.get should (be > 0.0 and be <= m.soapSeconds.get)
+  }
