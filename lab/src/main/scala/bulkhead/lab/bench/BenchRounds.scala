@@ -1,5 +1,6 @@
 package bulkhead.lab.bench
 
+import bulkhead.lab.process.Target
 import bulkhead.lab.record.RecordJson
 import bulkhead.lab.run.{Progress, ScenarioRunner}
 import bulkhead.lab.scenario.{Load, Scenario}
@@ -24,15 +25,15 @@ final class BenchRounds(runner: ScenarioRunner, out: Path, say: String => Unit):
       val dir = BenchRounds.directory(out, s.name, target, round)
       runner.runTarget(s, target, dir) match
         case Right(r) =>
-          say("    " + BenchRow(s.name, target, Seq(r)).line(label))
+          say("    " + BenchRow(s.name, target.name, Seq(r)).line(label))
           Right(dir.resolve(RecordJson.FileName))
         case Left(e) =>
           say(s"    did not run: $e")
           Left(e)
 
 object BenchRounds:
-  def directory(out: Path, name: String, target: String, round: Int): Path =
-    out.resolve(name).resolve(target).resolve(s"round-$round")
+  def directory(out: Path, name: String, target: Target, round: Int): Path =
+    out.resolve(name).resolve(target.name).resolve(s"round-$round")
 
   /** Seconds a benchmark takes: per case, server and round, the start and stop of its processes, warm-up and load. */
   def estimateSeconds(cases: Seq[Scenario], rounds: Int): Double =

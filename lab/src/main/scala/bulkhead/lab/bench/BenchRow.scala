@@ -1,15 +1,20 @@
 package bulkhead.lab.bench
 
 import bulkhead.lab.diagnose.Bound
+import bulkhead.lab.process.Target
 import bulkhead.lab.record.{CpuPerRequest, RunRecord}
 
 /**
  * One case of a benchmark on one server, aggregated over its rounds (one [[RunRecord]] each): medians of throughput,
- * CPU per request and latency, totals of errors, maxima of threads and memory.
+ * CPU per request and latency, totals of errors, maxima of threads and memory. `target` is the server's name as the
+ * records give it.
  */
 final case class BenchRow(name: String, target: String, records: Seq[RunRecord]):
   require(records.nonEmpty, s"$name on $target: no round recorded")
   private val rounds = records.sortBy(BenchRow.startedMillis)
+
+  /** The server, when it is one the lab starts. */
+  def server: Option[Target] = Target.named(target)
 
   def throughputs: Seq[Double] = rounds.map(_.throughput)
   def throughput: Double = BenchRow.median(throughputs)

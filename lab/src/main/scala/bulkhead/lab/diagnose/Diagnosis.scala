@@ -1,5 +1,6 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.process.Target
 import bulkhead.lab.record.{CpuPerRequest, LogLine, NodeSamples, RunRecord}
 import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
 
@@ -60,7 +61,7 @@ private final class DiagnosisOf(r: RunRecord):
   private val answeredRate = r.load.answeredPerSecond.max(1e-9)
   private val clients = r.info.clients
   private val latency = (r.load.latency.meanMs / 1000.0).max(1e-6)
-  private val bulkhead = r.info.target == "bulkhead"
+  private val bulkhead = r.info.server.contains(Target.Bulkhead)
 
   private def mean(xs: Seq[Double]) = if xs.isEmpty then 0.0 else xs.sum / xs.size
   private def median(xs: Seq[Double]) = if xs.isEmpty then None else Some(xs.sorted.apply(xs.size / 2))

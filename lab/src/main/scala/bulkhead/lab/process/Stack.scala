@@ -11,13 +11,14 @@ import scala.util.Using
  * classpath of each peer server module (akka-http, spray, pekko-minimal, jetty, tomcat) that was built.
  */
 final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String,
-    peers: Map[String, String] = Map.empty)
+    peers: Map[Target.JvmPeer, String] = Map.empty)
 
 object Launch:
   def fromSystem(): Launch =
     def prop(k: String) = Option(System.getProperty(k)).filter(_.nonEmpty)
       .getOrElse(throw IllegalStateException(s"system property $k is not set: run the lab through ./bulkhead"))
-    val peers = Target.JvmPeers.flatMap(p => Option(System.getProperty(s"bulkhead.peer.$p.classpath")).map(p -> _))
+    val peers = Target.JvmPeers.flatMap(p =>
+      Option(System.getProperty(s"bulkhead.peer.${p.name}.classpath")).map(p -> _))
     Launch(prop("bulkhead.java"), sys.env.getOrElse("BULKHEAD_JVM_FLAGS", "").split("\\s+").filter(_.nonEmpty).toSeq,
       prop("bulkhead.service.classpath"), prop("bulkhead.stub.classpath"), peers.toMap)
 
@@ -38,18 +39,22 @@ final class Stack(launch: Launch, dir: Path):
 
   def stub(args: Seq[String]): Served = jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m"), args)
 
+  /** The server a scenario loads: the service with every flag, or a peer with the ones it understands. */
+  def server(target: Target, serviceFlags: Seq[String], heap: String = Stack.DefaultHeap): Served = target match
+    case Target.Bulkhead => service(serviceFlags, heap)
+    case p: Target.Peer => peer(p, serviceFlags)
+
   /**
-   * A peer server (Target.Peers): its own JVM, or nginx. Of the scenario's flags it gets the ones it understands
-   * (Target.peerFlags); its readiness is its /hello.
+   * A peer server: its own JVM, or nginx. Of the scenario's flags it gets the ones it understands
+   * ([[Target.flagsOf]]); its readiness is its /hello.
    */
-  def peer(target: String, serviceFlags: Seq[String]): Served =
-    val flags = Target.peerFlags(target, serviceFlags)
+  def peer(target: Target.Peer, serviceFlags: Seq[String]): Served =
     target match
       case Target.Nginx => Nginx.start(dir)
-      case jvmPeer =>
-        val classpath = launch.peers.getOrElse(jvmPeer, throw IllegalStateException(
-          s"peer '$jvmPeer' is not built (no classpath): run the lab through ./bulkhead, which builds peers/"))
-        jvm(jvmPeer, classpath, Target.mainClass(jvmPeer), Seq("-Xmx1g", "-Xss512k"), flags, ready = "/hello")
+      case p: Target.JvmPeer =>
+        val classpath = launch.peers.getOrElse(p, throw IllegalStateException(
+          s"peer '$p' is not built (no classpath): run the lab through ./bulkhead, which builds peers/"))
+        jvm(p.name, classpath, p.mainClass, Seq("-Xmx1g", "-Xss512k"), p.flagsOf(serviceFlags), ready = "/hello")
 
   /**
    * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis), `env` environment variables (e.g.
@@ -58,7 +63,7 @@ final class Stack(launch: Launch, dir: Path):
    */
   def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil,
       env: Map[String, String] = Map.empty, name: String = "service"): Served =
-    jvm(name, launch.serviceClasspath, "bulkhead.service.Main", Seq(heap, "-Xss512k") ++ jvmExtra, args, env = env)
+    jvm(name, launch.serviceClasspath, Target.Bulkhead.mainClass, Seq(heap, "-Xss512k") ++ jvmExtra, args, env = env)
 
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
       ready: String = "/health", env: Map[String, String] = Map.empty): Served =

@@ -1,42 +1,81 @@
 package bulkhead.lab.process
 
-/** The servers a scenario can load: bulkhead itself, or one of the peers the seeds measured (or the ceiling). */
+/**
+ * A server a scenario can load: bulkhead itself, a peer (a framework the seeds measured, or a server not written for
+ * bulkhead), or nginx, the machine's ceiling. A scenario file names it (`target = "jetty"`) and a record keeps that
+ * name; the lab reads the name once, into one of these.
+ */
+sealed trait Target:
+  /** The name scenario files and records use. */
+  def name: String
+  /** What it is, for reports. */
+  def description: String
+  /** A JVM: the lab samples its threads with thread dumps (nginx has none). */
+  def jvm: Boolean
+  /** Of the flags a scenario gives the service, the ones this server is started with. */
+  def flagsOf(serviceFlags: Seq[String]): Seq[String]
+  override def toString: String = name
+
 object Target:
-  val Bulkhead = "bulkhead"
-  val AkkaHttp = "akka-http"
-  val Spray = "spray"
-  val PekkoMinimal = "pekko-minimal"
-  val Jetty = "jetty"
-  val Tomcat = "tomcat"
-  val Nginx = "nginx"
+  /** A server in a JVM of its own, started as `java -cp <its module's classpath> <mainClass>`. */
+  sealed trait OnJvm extends Target:
+    def mainClass: String
+    /** Its Maven module, from the repository's root: where its classes and classpath are built. */
+    def module: String
+    final def jvm: Boolean = true
 
-  val JvmPeers: Seq[String] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty, Tomcat)
-  val All: Seq[String] = Seq(Bulkhead) ++ JvmPeers :+ Nginx
+  /** A server other than bulkhead: it serves /hello and /work only, without the stub or Redis. */
+  sealed trait Peer extends Target
 
-  /** What each is, for reports. */
-  val Describe: Map[String, String] = Map(
-    Bulkhead -> "bulkhead (Pekko HTTP 1.3, tuned)",
-    AkkaHttp -> "Akka HTTP 10.2.10 / Akka 2.6.20 (the seeds' framework)",
-    Spray -> "Spray 1.3.4 / Akka 2.3.9 (seed 002)",
-    PekkoMinimal -> "Pekko HTTP 1.3, default settings",
-    Jetty -> "Jetty 12.1, one QueuedThreadPool (a server not written for bulkhead)",
-    Tomcat -> "Tomcat 11 embedded, one connector executor (a server not written for bulkhead)",
-    Nginx -> "nginx, 1 worker (this machine's ceiling)")
-
-  def mainClass(peer: String): String = peer match
-    case AkkaHttp => "bulkhead.peers.akkahttp.Main"
-    case Spray => "bulkhead.peers.spray.Main"
-    case PekkoMinimal => "bulkhead.peers.pekkominimal.Main"
-    case Jetty => "bulkhead.peers.jetty.Main"
-    case Tomcat => "bulkhead.peers.tomcat.Main"
-    case other => throw IllegalArgumentException(s"not a JVM peer: $other")
+  case object Bulkhead extends OnJvm:
+    val name = "bulkhead"
+    val description = "bulkhead (Pekko HTTP 1.3, tuned)"
+    val mainClass = "bulkhead.service.Main"
+    val module = "service"
+    def flagsOf(serviceFlags: Seq[String]): Seq[String] = serviceFlags
 
   /**
-   * The flags a peer understands: of the service's, the ones the seeds varied; Jetty and Tomcat size their one pool
-   * in their own terms (--max-threads, --min-threads). The others are bulkhead's own, some without a value
-   * (--allow-default-dispatcher-work), so flags are read one by one, not in pairs.
+   * A peer in its own JVM. Of the service's flags it gets the ones it `understands`, each with its value; the others
+   * are bulkhead's own, some without a value (--allow-default-dispatcher-work), so flags are read one by one, not in
+   * pairs.
    */
-  def peerFlags(peer: String, flags: Seq[String]): Seq[String] =
-    val understood = if peer == Jetty || peer == Tomcat then Set("--max-threads", "--min-threads")
-      else Set("--blocking-pool-size", "--max-connections")
-    flags.zip(flags.drop(1)).collect { case (f, v) if understood(f) => Seq(f, v) }.flatten
+  sealed abstract class JvmPeer(val name: String, val description: String, val mainClass: String,
+      val understands: Set[String]) extends Peer, OnJvm:
+    def module: String = s"peers/$name"
+    def flagsOf(serviceFlags: Seq[String]): Seq[String] =
+      serviceFlags.zip(serviceFlags.drop(1)).collect { case (f, v) if understands(f) => Seq(f, v) }.flatten
+
+  /** Of the service's flags, the ones the seeds varied: the Akka and Pekko peers take them as they are. */
+  private val SeedFlags = Set("--blocking-pool-size", "--max-connections")
+  /** Jetty and Tomcat size their one pool in their own terms. */
+  private val PoolFlags = Set("--max-threads", "--min-threads")
+
+  case object AkkaHttp extends JvmPeer("akka-http", "Akka HTTP 10.2.10 / Akka 2.6.20 (the seeds' framework)",
+    "bulkhead.peers.akkahttp.Main", SeedFlags)
+  case object Spray extends JvmPeer("spray", "Spray 1.3.4 / Akka 2.3.9 (seed 002)", "bulkhead.peers.spray.Main",
+    SeedFlags)
+  case object PekkoMinimal extends JvmPeer("pekko-minimal", "Pekko HTTP 1.3, default settings",
+    "bulkhead.peers.pekkominimal.Main", SeedFlags)
+  case object Jetty extends JvmPeer("jetty", "Jetty 12.1, one QueuedThreadPool (a server not written for bulkhead)",
+    "bulkhead.peers.jetty.Main", PoolFlags)
+  case object Tomcat extends JvmPeer("tomcat",
+    "Tomcat 11 embedded, one connector executor (a server not written for bulkhead)", "bulkhead.peers.tomcat.Main",
+    PoolFlags)
+
+  /** nginx with one worker, started by [[Nginx]]; it takes none of the service's flags. */
+  case object Nginx extends Peer:
+    val name = "nginx"
+    val description = "nginx, 1 worker (this machine's ceiling)"
+    val jvm = false
+    def flagsOf(serviceFlags: Seq[String]): Seq[String] = Nil
+
+  val JvmPeers: Seq[JvmPeer] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty, Tomcat)
+  /** Every target, in the order reports list them. */
+  val All: Seq[Target] = Bulkhead +: JvmPeers :+ Nginx
+
+  /** The target of this name, if there is one. */
+  def named(name: String): Option[Target] = All.find(_.name == name)
+
+  /** The target a scenario names, or why not, listing the valid names. */
+  def parse(name: String): Either[String, Target] =
+    named(name).toRight(s"unknown target '$name', expected one of ${All.map(_.name).mkString(", ")}")

@@ -1,6 +1,7 @@
 package bulkhead.lab.record
 
 import bulkhead.lab.diagnose.Bound
+import bulkhead.lab.process.Target
 import bulkhead.lab.scenario.SeedFigure
 
 /**
@@ -8,6 +9,7 @@ import bulkhead.lab.scenario.SeedFigure
  * work time a seed declared is kept to report beside the measured hold time, and the Little's-law bound a benchmark
  * compares with; the diagnosis reads neither.
  *
+ * @param target the [[Target]]'s name, or what else was loaded (`pid 4242` for a process the lab was pointed at)
  * @param nodes a cluster run's service nodes by cluster address (`host:port`), the front (the node loaded) first;
  *              empty for one service
  */
@@ -16,4 +18,6 @@ final case class RunInfo(name: String, title: String, target: String, url: Strin
     seed: Option[SeedFigure], declaredWorkSeconds: Option[Double], expectedClass: String,
     expectedResource: Option[String], source: String, jdk: String, cores: Int, startedAt: String,
     warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None,
-    nodes: Seq[String] = Nil)
+    nodes: Seq[String] = Nil):
+  /** The server loaded, when it is one the lab starts. */
+  def server: Option[Target] = Target.named(target)

@@ -22,6 +22,8 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
   /** The bench line of every row. */
   def lines: Seq[String] = rows.map(r => r.line(label(r)))
 
+  private def bulkhead(r: BenchRow): Boolean = r.server.contains(Target.Bulkhead)
+
   private def ratio(a: Option[Double], b: Option[Double]): String =
     (for x <- a; y <- b if y > 0 yield f"${x / y}%.2f").getOrElse("-")
 
@@ -30,10 +32,9 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
    * cases that ran on a peer alone (the A/B suite's minimal Pekko server).
    */
   def ratios: Seq[String] =
-    val peerCases = rows.groupBy(_.name).values.filter(_.forall(_.target != Target.Bulkhead)).flatten.toSeq
-      .sortBy(rows.indexOf)
-    rows.filter(_.target == Target.Bulkhead).flatMap { b =>
-      val beside = rows.filter(p => p.name == b.name && p.target != Target.Bulkhead)
+    val peerCases = rows.groupBy(_.name).values.filter(_.forall(!bulkhead(_))).flatten.toSeq.sortBy(rows.indexOf)
+    rows.filter(bulkhead).flatMap { b =>
+      val beside = rows.filter(p => p.name == b.name && !bulkhead(p))
       val pairs = if beside.nonEmpty then beside.map(p => p -> s"${b.name}: bulkhead / ${p.target}")
         else peerCases.map(p => p -> s"${label(b)} / ${label(p)}")
       pairs.map { (p, name) =>
@@ -44,9 +45,9 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
 
   /** Each case against the reference case (the A/B suite's defaults): what switching its candidate off saved. */
   def againstReference: Seq[String] =
-    val base = reference.flatMap(ref => rows.find(r => r.name == ref && r.target == Target.Bulkhead))
+    val base = reference.flatMap(ref => rows.find(r => r.name == ref && bulkhead(r)))
     base.toSeq.flatMap { b =>
-      rows.filter(r => r.target == Target.Bulkhead && r.name != b.name).map { r =>
+      rows.filter(r => bulkhead(r) && r.name != b.name).map { r =>
         val cpu = for us <- r.cpuMicros; baseUs <- b.cpuMicros yield
           f"$us%.1f us CPU/request against $baseUs%.1f (${us - baseUs}%+.1f us, ${(us / baseUs - 1) * 100}%+.1f %%)"
         s"${r.name}: ${cpu.getOrElse("CPU per request not measured")}; req/s ${ratio(Some(r.throughput),
@@ -84,7 +85,7 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
     val flags = if i.serviceFlags.isEmpty then "no flags" else s"flags `${i.serviceFlags.mkString(" ")}`"
     val heap = i.heap.fold("")(h => s", heap `$h`")
     val stub = i.stubLatency.fold("")(l => s", stub latency $l")
-    s"- `${label(r)}`: ${i.title}; ${Target.Describe.getOrElse(r.target, r.target)}, $flags$heap$stub " +
+    s"- `${label(r)}`: ${i.title}; ${r.server.fold(r.target)(_.description)}, $flags$heap$stub " +
       s"(`${i.source.replaceAll("^.*/lab/scenarios/", "lab/scenarios/")}`)"
 
   def markdown: String =

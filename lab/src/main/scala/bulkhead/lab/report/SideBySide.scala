@@ -16,10 +16,14 @@ object SideBySide:
   /** Median req/s of a result's attempts (seed 002 ran each server three times). */
   def medianOf(r: RunRecord): Double = median(r.attempts)
 
-  /** Results grouped by scenario, for scenarios with more than one target: base name -> target -> result. */
-  def groups(results: Seq[RunRecord]): Seq[(String, Map[String, RunRecord])] =
+  /**
+   * Results grouped by scenario, for scenarios with more than one target (each result named `<scenario>@<target>`):
+   * base name -> target -> result.
+   */
+  def groups(results: Seq[RunRecord]): Seq[(String, Map[Target, RunRecord])] =
+    def target(r: RunRecord) = Target.named(r.info.name.dropWhile(_ != '@').drop(1))
     results.filter(_.info.name.contains('@')).groupBy(_.info.name.takeWhile(_ != '@')).toSeq.sortBy(_._1)
-      .map((base, rs) => base -> rs.map(r => r.info.name.dropWhile(_ != '@').drop(1) -> r).toMap)
+      .map((base, rs) => base -> rs.flatMap(r => target(r).map(_ -> r)).toMap)
 
   /** The comparison as a header, rows, and a legend line per target; None when no scenario ran on several. */
   final case class Comparison(header: Seq[String], rows: Seq[Seq[String]], legend: Seq[String])
@@ -43,7 +47,7 @@ object SideBySide:
           Seq(ratio(byTarget.get(Target.Bulkhead), byTarget.get(Target.AkkaHttp))) ++
           targets.filter(_ != Target.Nginx).map(t => ratio(byTarget.get(t), byTarget.get(Target.Nginx)))
       }
-      Comparison(header, rows, targets.map(t => s"$t: ${Target.Describe(t)}"))
+      Comparison(header, rows, targets.map(t => s"$t: ${t.description}"))
     }
 
   /** The comparison as a Markdown section, or nothing. */

@@ -26,7 +26,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
    * One target of a scenario, measured alone in `dir` (logs, raw outputs, result.json): bulkhead with the Redis and
    * stub the scenario asks for, or a peer. What a benchmark runs once per round.
    */
-  def runTarget(s: Scenario, target: String, dir: Path): Either[String, RunRecord] =
+  def runTarget(s: Scenario, target: Target, dir: Path): Either[String, RunRecord] =
     val jdk = Runtime.version().feature()
     val runJdk = sys.env.get("BULKHEAD_JDK").flatMap(_.takeWhile(_.isDigit).toIntOption).getOrElse(jdk)
     if runJdk < s.minJdk then return Left(s"${s.name} needs JDK ${s.minJdk}+, the lab runs JDK $runJdk")
@@ -41,7 +41,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         r
       }
       val stub = s.stubLatency.map { latency =>
-        val st = stack.stub(Seq("--latency", latency) ++ s.stubFaults.flatMap(f => Seq("--fault", f)))
+        val st = stack.stub(Seq("--latency", latency.describe) ++ s.stubFaults.flatMap(f => Seq("--fault", f)))
         started ::= st
         st
       }
@@ -53,11 +53,9 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         started :::= nodes.map(_.served).toList
         Right(measure(s, nodes.head.served, dir, dependencies = dependencies, cluster = nodes))
       else
-        val server =
-          if target == Target.Bulkhead then stack.service(s.serviceFlags ++ backing, heap = ScenarioRunner.heapOf(s))
-          else stack.peer(target, s.serviceFlags)
+        val server = stack.server(target, s.serviceFlags ++ backing, ScenarioRunner.heapOf(s))
         started ::= server
-        Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target != Target.Nginx,
+        Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target.jvm,
           dependencies = dependencies))
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
     finally started.foreach(_.child.stop())
@@ -81,8 +79,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       try
         val servers = s.targets.map { t =>
           progress(s"  starting $t")
-          val served = if t == Target.Bulkhead then stack.service(s.serviceFlags, heap = ScenarioRunner.heapOf(s))
-            else stack.peer(t, s.serviceFlags)
+          val served = stack.server(t, s.serviceFlags, ScenarioRunner.heapOf(s))
           started ::= served
           t -> served
         }
@@ -94,13 +91,13 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         val earlier = (1 until s.attempts).flatMap { i =>
           servers.map { (t, served) =>
             progress(s"  attempt $i of ${s.attempts}: $t")
-            t -> attempt(s, served.url(s.path), dir.resolve(s"$t-attempt-$i"))
+            t -> attempt(s, served.url(s.path), dir.resolve(s"${t.name}-attempt-$i"))
           }
         }.groupMap(_._1)(_._2)
         servers.map { (t, served) =>
           progress(s"  attempt ${s.attempts} of ${s.attempts} (sampled): $t")
-          val one = s.copy(name = s"${s.name}@$t", attempts = 1, warmup = Duration.Zero, targets = Seq(t))
-          val r = measure(one, served, Files.createDirectories(dir.resolve(t)), jvm = t != Target.Nginx,
+          val one = s.copy(name = s"${s.name}@${t.name}", attempts = 1, warmup = Duration.Zero, targets = Seq(t))
+          val r = measure(one, served, Files.createDirectories(dir.resolve(t.name)), jvm = t.jvm,
             earlier = earlier.getOrElse(t, Nil))
           Right(r)
         }
@@ -145,7 +142,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
 object ScenarioRunner:
   /** What a scenario run records about itself. */
   def info(s: Scenario, url: String, load: String, started: Instant): RunInfo =
-    RunInfo(s.name, s.title, s.targets.mkString(","), url, load, s.load.concurrency, s.serviceFlags, s.stubLatency,
+    RunInfo(s.name, s.title, s.targets.map(_.name).mkString(","), url, load, s.load.concurrency, s.serviceFlags,
+      s.stubLatency.map(_.describe),
       s.redisCustomers, s.seed, Option.when(s.workSeconds > 0)(s.workSeconds), s.expectedClass, s.expectedResource,
       s.source.toString, sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString),
       Runtime.getRuntime.availableProcessors(), started.toString, s.warmup.toMillis / 1000.0, s.bound,

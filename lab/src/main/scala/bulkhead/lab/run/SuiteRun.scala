@@ -24,7 +24,7 @@ final class SuiteRun(launch: Launch, workDir: Path, say: String => Unit):
     val outcomes = scenarios.zipWithIndex.flatMap { (s, i) =>
       val elapsed = (System.nanoTime() - started) / 1e9
       say(f"[${i + 1}/${scenarios.size}, ${elapsed / 60}%.1f min elapsed, ~${remaining / 60}%.1f min left] " +
-        s"${s.name} on ${s.targets.mkString(", ")}: ${s.load.describe(s.path)}")
+        s"${s.name} on ${s.targets.map(_.name).mkString(", ")}: ${s.load.describe(s.path)}")
       val rs = runner.runAll(s)
       rs.foreach {
         case Right(r) => say("  " + Diagnosis(r).line(r.info.name))

@@ -2,6 +2,7 @@ package bulkhead.lab.scenario
 
 import bulkhead.lab.diagnose.{Bound, LittlesLaw}
 import bulkhead.lab.process.Target
+import bulkhead.stub.Latency
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
 
 import java.nio.file.Path
@@ -36,7 +37,8 @@ final case class Scenario(
     seed: Option[SeedFigure],
     serviceFlags: Seq[String],
     minJdk: Int,
-    stubLatency: Option[String],
+    /** The stub's latency (`stub.latency`, in the stub's own syntax: `fixed:1000`), read by the stub's parser. */
+    stubLatency: Option[Latency],
     stubFaults: Seq[String],
     redisCustomers: Option[Int],
     path: String,
@@ -47,8 +49,8 @@ final case class Scenario(
     workSeconds: Double,
     attempts: Int,
     source: Path,
-    /** Servers loaded by this scenario, side by side (bulkhead, akka-http, spray, pekko-minimal, nginx). */
-    targets: Seq[String] = Seq(Target.Bulkhead),
+    /** Servers loaded by this scenario, side by side. */
+    targets: Seq[Target] = Seq(Target.Bulkhead),
     /** The status class that counts as throughput (`2xx` unless the scenario expects another). */
     expectedClass: String = "2xx",
     /** What the lab should name as the cap (diagnosis cases of `lab accuracy`), e.g. `pool blocking-pool`, `cpu`. */
@@ -105,7 +107,10 @@ object Scenario:
     def opt(k: String) = if c.hasPath(k) then Some(c.getString(k)) else None
     def list(k: String) = if c.hasPath(k) then c.getStringList(k).asScala.toSeq else Nil
     val driver = opt("load.driver").getOrElse("wrk")
-    val targets = if c.hasPath("targets") then list("targets") else Seq(opt("target").getOrElse(Target.Bulkhead))
+    val named = (if c.hasPath("targets") then list("targets") else Seq(opt("target").getOrElse(Target.Bulkhead.name)))
+      .map(Target.parse)
+    val targets = named.collect { case Right(t) => t }
+    val stubLatency = opt("stub.latency").map(Latency.parse)
     val load: Either[String, Load] = driver match
       case "wrk" =>
         val connections = int("load.connections", 100)
@@ -131,9 +136,9 @@ object Scenario:
         Option.when(int("load.threads", 2) < 1)("load.threads must be at least 1"),
         Option.when(c.hasPath("work-seconds") && c.getDouble("work-seconds") <= 0)("work-seconds must be positive"),
         Option.when(int("attempts", 1) < 1 || int("attempts", 1) > 10)("attempts must be 1..10"),
-        targets.find(t => !Target.All.contains(t)).map(t =>
-          s"unknown target '$t', expected ${Target.All.mkString(", ")}"),
+        named.collectFirst { case Left(e) => e },
         Option.when(targets.isEmpty)("targets must name at least one server"),
+        stubLatency.flatMap(_.left.toOption).map(e => s"stub.latency: $e"),
         opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
           s"expect.status-class must be one of 1xx..5xx, was '$c'"),
         Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
@@ -156,7 +161,7 @@ object Scenario:
         seed = seed,
         serviceFlags = list("service.flags"),
         minJdk = int("service.min-jdk", 17),
-        stubLatency = opt("stub.latency"),
+        stubLatency = stubLatency.flatMap(_.toOption),
         stubFaults = list("stub.faults"),
         redisCustomers = if c.hasPath("redis.customers") then Some(c.getInt("redis.customers")) else None,
         path = path,

@@ -27,7 +27,7 @@ class BenchRoundsSpec extends AnyFlatSpec with Matchers:
       val records = files.map(f => RecordJson.read(f).fold(e => fail(e), identity))
       // A B, A B: each run started after the one before it.
       records.map(r => BenchRow.startedMillis(r)) shouldBe records.map(r => BenchRow.startedMillis(r)).sorted
-      records.map(_.info.target) shouldBe Seq.fill(2)(scenario.targets).flatten
+      records.map(_.info.server) shouldBe Seq.fill(2)(scenario.targets.map(Some(_))).flatten
       records.foreach { r =>
         r.load.answers.answered should be > 0L
         CpuPerRequest.service(r).get should be > 0.0

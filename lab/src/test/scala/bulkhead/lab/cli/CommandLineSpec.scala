@@ -82,10 +82,10 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
 
   "The peers" should "refuse bad flags with a message naming them" in {
     for
-      peer <- bulkhead.lab.process.Target.JvmPeers
+      peer <- Target.JvmPeers
       (args, named) <- Seq(Seq("--port", "abc") -> "--port", Seq("--bogus", "1") -> "--bogus",
         Seq("--blocking-pool-size", "0") -> "--blocking-pool-size", Seq("--port") -> "--port")
-    do refused(launch.peers(peer), bulkhead.lab.process.Target.mainClass(peer), args, named)
+    do refused(launch.peers(peer), peer.mainClass, args, named)
   }
 
   "The Jetty and Tomcat peers" should "refuse a thread pool they cannot have, naming the flag" in {
@@ -93,7 +93,7 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
       peer <- Seq(Target.Jetty, Target.Tomcat)
       (args, named) <- Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
         Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
-    do refused(launch.peers(peer), Target.mainClass(peer), args, named)
+    do refused(launch.peers(peer), peer.mainClass, args, named)
   }
 
   private val labBad: Seq[(Seq[String], String)] = Seq(

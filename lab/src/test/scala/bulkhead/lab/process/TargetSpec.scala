@@ -3,9 +3,40 @@ package bulkhead.lab.process
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
+import java.nio.file.{Files, Path}
+
 class TargetSpec extends AnyFlatSpec with Matchers:
 
-  "Target.peerFlags" should "keep the seeds' flags with their values, skip bulkhead's own with or without a value" in {
-    Target.peerFlags(Target.AkkaHttp, Seq("--allow-default-dispatcher-work", "--blocking-pool-size", "200", "--routees", "1",
+  "A JVM peer" should "take the seeds' flags with their values, and skip bulkhead's own with or without a value" in {
+    Target.AkkaHttp.flagsOf(Seq("--allow-default-dispatcher-work", "--blocking-pool-size", "200", "--routees", "1",
       "--max-connections", "1024")) shouldBe Seq("--blocking-pool-size", "200", "--max-connections", "1024")
+  }
+
+  "Jetty and Tomcat" should "take only the flags that size their one pool" in {
+    val flags = Seq("--blocking-pool-size", "200", "--max-threads", "12", "--allow-default-dispatcher-work",
+      "--min-threads", "4")
+    Seq(Target.Jetty, Target.Tomcat).foreach(_.flagsOf(flags) shouldBe Seq("--max-threads", "12", "--min-threads", "4"))
+  }
+
+  "Bulkhead and nginx" should "take every flag, and none" in {
+    val flags = Seq("--allow-default-dispatcher-work", "--routees", "1")
+    Target.Bulkhead.flagsOf(flags) shouldBe flags
+    Target.Nginx.flagsOf(flags) shouldBe empty
+  }
+
+  "Target.parse" should "read every target's own name back, and refuse another naming it and the valid ones" in {
+    Target.All.foreach(t => Target.parse(t.name) shouldBe Right(t))
+    val refused = Target.parse("undertow").left.toOption.get
+    refused should include("'undertow'")
+    Target.All.foreach(t => refused should include(t.name))
+  }
+
+  "Every JVM target" should "name a module of this repository that holds its main class" in {
+    (Target.Bulkhead +: Target.JvmPeers).foreach { t =>
+      val source = t.mainClass.replace('.', '/')
+      withClue(s"$t: ") {
+        Seq("scala", "java").map(lang => Path.of("..", t.module, "src/main", lang, s"$source.$lang"))
+          .exists(Files.exists(_)) shouldBe true
+      }
+    }
   }

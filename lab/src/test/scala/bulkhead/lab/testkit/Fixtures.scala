@@ -31,5 +31,6 @@ object Fixtures:
     val flags = (if feature >= 21 then Seq("--add-opens=java.base/java.lang=ALL-UNNAMED") else Nil) ++
       (if feature >= 24 then Seq("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow") else Nil)
     // A peer not built is left out: a test that starts it fails there, naming it (Stack.peer).
-    val built = Target.JvmPeers.filter(p => Files.exists(Path.of("..", s"peers/$p", "target/runtime-classpath.txt")))
-    Launch(java, flags, classpath("service"), classpath("stub"), built.map(p => p -> classpath(s"peers/$p")).toMap)
+    val built = Target.JvmPeers.filter(p => Files.exists(Path.of("..", p.module, "target/runtime-classpath.txt")))
+    Launch(java, flags, classpath(Target.Bulkhead.module), classpath("stub"),
+      built.map(p => p -> classpath(p.module)).toMap)
