@@ -1,6 +1,7 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.load.Holding
+import bulkhead.stub.Latency
 
 import scala.concurrent.duration.*
 
@@ -21,9 +22,10 @@ final case class FaultExpectation(
 
 /** The controls a fault acts through: the stub's admin endpoint, the Redis process, extra load. */
 trait FaultTarget:
-  def stubLatency(value: String): Unit
+  def stubLatency(value: Latency): Unit
   def stubFaults(value: String): Unit
-  def baseLatency: String
+  /** The stub's latency outside a fault: fixed, so that a fault can multiply it. */
+  def baseLatency: Latency.Fixed
   def killRedis(): Unit
   def restartRedis(): Unit
   def pauseRedis(hold: FiniteDuration): Unit
@@ -77,7 +79,7 @@ object FaultCase:
   val all: Seq[FaultCase] = Seq(
     FaultCase("latency-x10", "the third party answers 10x slower (past the SOAP client's timeout)",
       FaultExpectation(Set(504, 503), Opens),
-      (t, _) => t.stubLatency(latencyTimes(t.baseLatency, 10)), t => t.stubLatency(t.baseLatency),
+      (t, _) => t.stubLatency(Latency.Fixed(t.baseLatency.ms * 10)), t => t.stubLatency(t.baseLatency),
       pastTimeout = true),
     stubFault("no-answer", "no-answer", "the third party never answers (client timeout)", ThirdPartySlow,
       pastTimeout = true),
@@ -102,8 +104,3 @@ object FaultCase:
       _.stopExtraUsers("burst")),
     exhaustion("slowloris", "every connection slot held by slow-header clients (a header byte a second); new " +
       "clients arrive", Holding.SlowHeader(1.second)))
-
-  /** "fixed:500" x 10 = "fixed:5000" (the stub's latency syntax; only fixed latencies are multiplied). */
-  def latencyTimes(latency: String, factor: Int): String = latency.split(':') match
-    case Array("fixed", ms) if ms.toLongOption.isDefined => s"fixed:${ms.toLong * factor}"
-    case _ => throw IllegalArgumentException(s"the fault suite needs a fixed stub latency, was '$latency'")

@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.RequestLog
+import bulkhead.lab.load.{RequestLog, RequestOutcome}
 import com.typesafe.config.ConfigFactory
 
 import java.nio.file.{Files, Path}
@@ -15,10 +15,10 @@ final case class Resources(platformThreads: Int, heapMb: Double, pools: Map[Stri
   def heapRead: Boolean = !heapMb.isNaN
 
 /** One second of a fault run: answers by outcome (by the second they ended in) and the service's gauges. */
-final case class SecondRow(second: Int, outcomes: Map[String, Int], okP50Ms: Double, okP99Ms: Double,
+final case class SecondRow(second: Int, outcomes: Map[RequestOutcome, Int], okP50Ms: Double, okP99Ms: Double,
     breaker: Option[Double], threads: Option[Int], heapMb: Option[Double], connections: Option[Double],
     inFlight: Option[Double], degraded: Option[Double], breakerOpenings: Option[Double] = None):
-  def ok: Int = outcomes.collect { case (k, n) if k.startsWith("2") => n }.sum
+  def ok: Int = outcomes.collect { case (k, n) if k.ok => n }.sum
 
 /**
  * What one fault run recorded, and all the verdict needs: phase times (seconds since the load started), counts per
@@ -26,10 +26,11 @@ final case class SecondRow(second: Int, outcomes: Map[String, Int], okP50Ms: Dou
  * after. Written as JSON next to the report so the verdict can be re-checked on recorded data.
  */
 final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, endAt: Double,
-    totals: Map[(String, String), Int], seconds: Seq[SecondRow], okPerTenth: Seq[Int], before: Resources,
+    totals: Map[(String, RequestOutcome), Int], seconds: Seq[SecondRow], okPerTenth: Seq[Int], before: Resources,
     after: Resources, missingRetryAfter: Int, usersEnded: Boolean):
-  def statuses: Map[String, Int] = totals.toSeq.filterNot(_._1._2.startsWith("error:"))
-    .groupMapReduce(_._1._2)(_._2)(_ + _)
+  /** Answers by status, over every user group. */
+  def statuses: Map[Int, Int] = totals.toSeq.flatMap { case ((_, o), n) => o.status.map(_ -> n) }
+    .groupMapReduce(_._1)(_._2)(_ + _)
 
   def toJson: String =
     def resources(r: Resources) =
@@ -38,9 +39,9 @@ final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, e
     def opt(d: Option[Double]) = d.map(v => if v.isNaN then "null" else v.toString).getOrElse("null")
     def num(d: Double) = if d.isNaN || d.isInfinite then "null" else d.toString
     val totalsJson = totals.toSeq.sortBy(_._1).map { case ((g, o), n) =>
-      s"""{"group":"$g","outcome":"$o","count":$n}""" }.mkString("[", ",", "]")
+      s"""{"group":"$g","outcome":"${o.label}","count":$n}""" }.mkString("[", ",", "]")
     val rows = seconds.map { r =>
-      val outs = r.outcomes.toSeq.sorted.map((k, v) => s""""$k":$v""").mkString("{", ",", "}")
+      val outs = r.outcomes.toSeq.sorted.map((k, v) => s""""${k.label}":$v""").mkString("{", ",", "}")
       s"""{"second":${r.second},"outcomes":$outs,"okP50Ms":${num(r.okP50Ms)},"okP99Ms":${num(r.okP99Ms)},""" +
         s""""breaker":${opt(r.breaker)},"threads":${opt(r.threads.map(_.toDouble))},"heapMb":${opt(r.heapMb)},""" +
         s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)},""" +
@@ -64,7 +65,7 @@ object FaultRecord:
     val bySecond = log.groupBy(_.endSecond.toInt)
     val rows = (0 until lastSecond).map { s =>
       val entries = bySecond.getOrElse(s, Nil)
-      val okLatencies = entries.filter(_.outcome.startsWith("2")).map(_.latencyMs).sorted
+      val okLatencies = entries.filter(_.outcome.ok).map(_.latencyMs).sorted
       def pct(p: Double) = if okLatencies.isEmpty then Double.NaN
         else okLatencies(((okLatencies.size - 1) * p).round.toInt)
       val g = gauges.get(s)
@@ -73,12 +74,14 @@ object FaultRecord:
         g.flatMap(_.degraded), g.flatMap(_.breakerOpenings))
     }
     val tenths = Array.fill(lastSecond * 10 + 1)(0)
-    log.filter(_.outcome.startsWith("2")).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
-    val missing = log.count(e => e.outcome == "503" && e.retryAfter.isEmpty)
+    log.filter(_.outcome.ok).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
+    val missing = log.count(e => e.outcome == RequestOutcome.Status(503) && e.retryAfter.isEmpty)
     FaultRecord(fault, injectAt, clearAt, endAt, totals, rows, tenths.toSeq, before, after, missing, usersEnded)
 
   def read(file: Path): FaultRecord =
     val c = ConfigFactory.parseString(Files.readString(file))
+    def outcome(label: String) = RequestOutcome.parse(label).fold(e => throw IllegalArgumentException(s"$file: $e"),
+      identity)
     def optD(o: com.typesafe.config.Config, k: String) = if o.getIsNull(k) then None else Some(o.getDouble(k))
     def res(k: String) =
       val pools =
@@ -88,10 +91,11 @@ object FaultRecord:
         else Map.empty[String, Int]
       Resources(c.getInt(s"$k.platformThreads"), optD(c, s"$k.heapMb").getOrElse(Double.NaN), pools)
     val totals = c.getConfigList("totals").asScala.map(t =>
-      (t.getString("group"), t.getString("outcome")) -> t.getInt("count")).toMap
+      (t.getString("group"), outcome(t.getString("outcome"))) -> t.getInt("count")).toMap
     val rows = c.getConfigList("seconds").asScala.toSeq.map { r =>
       val outs = r.getConfig("outcomes")
-      SecondRow(r.getInt("second"), outs.root().keySet().asScala.map(k => k -> outs.getInt(s"\"$k\"")).toMap,
+      val byOutcome = outs.root().keySet().asScala.map(k => outcome(k) -> outs.getInt(s"\"$k\"")).toMap
+      SecondRow(r.getInt("second"), byOutcome,
         optD(r, "okP50Ms").getOrElse(Double.NaN), optD(r, "okP99Ms").getOrElse(Double.NaN), optD(r, "breaker"),
         optD(r, "threads").map(_.toInt), optD(r, "heapMb"), optD(r, "connections"), optD(r, "inFlight"),
         optD(r, "degraded"), if r.hasPath("breakerOpenings") then optD(r, "breakerOpenings") else None)

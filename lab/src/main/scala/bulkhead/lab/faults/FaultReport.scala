@@ -28,7 +28,7 @@ final case class FaultReport(command: String, env: Environment, setup: Seq[Strin
     val rows = outcomes.map { o =>
       val r = o.record
       val statuses = r.statuses.toSeq.sorted.map((s, n) => s"$s: $n").mkString(", ")
-      val unanswered = r.totals.collect { case ((_, out), n) if out.startsWith("error:") => s"${out.drop(6)} $n" }
+      val unanswered = r.totals.collect { case ((_, out), n) if !out.answered => s"${out.word} $n" }
       val breaker = o.checks.find(_.name.startsWith("circuit")).map(_.detail).getOrElse("-")
       Seq(o.mode, o.fault.name, statuses, if unanswered.isEmpty then "0" else unanswered.mkString(", "), breaker,
         FaultVerdict.recoverySeconds(r).map(s => f"$s%.1f s").getOrElse("never"),
@@ -112,7 +112,8 @@ object FaultReport:
     val xs = r.seconds.map(_.second.toDouble).toArray
     val outcomes = r.seconds.flatMap(_.outcomes.keys).distinct.sorted
     outcomes.foreach { o =>
-      c.addSeries(o, xs, r.seconds.map(_.outcomes.getOrElse(o, 0).toDouble).toArray).setMarker(SeriesMarkers.NONE)
+      c.addSeries(o.label, xs, r.seconds.map(_.outcomes.getOrElse(o, 0).toDouble).toArray)
+        .setMarker(SeriesMarkers.NONE)
     }
     val p99 = r.seconds.filterNot(_.okP99Ms.isNaN)
     if p99.nonEmpty then

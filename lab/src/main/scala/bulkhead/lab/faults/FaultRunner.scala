@@ -4,6 +4,7 @@ import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, RequestLog, RunningGroup, UserGroup}
 import bulkhead.lab.process.{RedisCommand, Served, Stack}
 import bulkhead.lab.sample.MetricsScrape
+import bulkhead.stub.Latency
 
 import scala.collection.concurrent.TrieMap
 import scala.concurrent.duration.*
@@ -22,7 +23,7 @@ final case class Phases(baseline: FiniteDuration, hold: FiniteDuration, holdPast
  * injected after the baseline, held, cleared; every request and the service's gauges recorded.
  */
 final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: Served, val steadyUsers: Int,
-    val maxConnections: Int, customers: Int, baseStubLatency: String, progress: String => Unit):
+    val maxConnections: Int, customers: Int, baseStubLatency: Latency.Fixed, progress: String => Unit):
   private val gauges = ServiceGauges(service.child.pid, service.url("/metrics"))
   private def path(n: Int) = s"/customers/${n % customers + 1}"
 
@@ -69,9 +70,10 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
   private final class Target(log: RequestLog) extends FaultTarget:
     private val extra = TrieMap[String, RunningGroup]()
     private val held = TrieMap[String, HeldConnections]()
-    def stubLatency(value: String): Unit = Stack.post(stub.url(s"/admin/latency?value=$value")).left.foreach(fail)
+    def stubLatency(value: Latency): Unit =
+      Stack.post(stub.url(s"/admin/latency?value=${value.describe}")).left.foreach(fail)
     def stubFaults(value: String): Unit = Stack.post(stub.url(s"/admin/faults?value=$value")).left.foreach(fail)
-    def baseLatency: String = baseStubLatency
+    def baseLatency: Latency.Fixed = baseStubLatency
     def killRedis(): Unit = redis.child.kill()
     def restartRedis(): Unit =
       redis = stack.redis(redis.port)

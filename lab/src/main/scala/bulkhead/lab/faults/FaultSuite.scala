@@ -4,7 +4,7 @@ import bulkhead.lab.SeedRedis
 import bulkhead.lab.process.{Children, Launch, Served, Stack}
 import bulkhead.lab.report.Environment
 import bulkhead.lab.run.Progress
-import bulkhead.lab.run.Progress
+import bulkhead.stub.Latency
 
 import java.nio.file.Path
 import scala.concurrent.duration.*
@@ -25,6 +25,7 @@ final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, mo
     steadyUsers: Int = 100, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500, customers: Int = 1000,
     only: Set[String] = Set.empty, warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds):
   def runs: Seq[(ModePlan, Seq[FaultCase])] = modes.map(m => m -> m.cases(only)).filter(_._2.nonEmpty)
+  def stubLatency: Latency.Fixed = Latency.Fixed(stubLatencyMs)
 
 object FaultSuiteSettings:
   val Modes: Seq[String] = Seq("non-blocking", "blocking", "virtual")
@@ -86,7 +87,7 @@ object FaultSuite:
     var redis = stack.redis()
     try
       SeedRedis.load(s"redis://127.0.0.1:${redis.port}", s.customers)
-      val stub = stack.stub(Seq("--latency", s"fixed:${s.stubLatencyMs}", "--customers", s.customers.toString))
+      val stub = stack.stub(Seq("--latency", s.stubLatency.describe, "--customers", s.customers.toString))
       def serviceFlags(mode: String) = Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri",
         s"redis://127.0.0.1:${redis.port}", "--soap-mode", mode)
       // Steps: per mode a start and warm-up, then each fault (its phases and a few seconds to inject and clear; the
@@ -107,7 +108,7 @@ object FaultSuite:
         try
           service = Some(stack.service(serviceFlags(plan.mode), heap = "-Xmx1g"))
           val runner = FaultRunner(stack, redis, stub, service.get, s.steadyUsers, shipped.maxConnections,
-            s.customers, s"fixed:${s.stubLatencyMs}", progress)
+            s.customers, s.stubLatency, progress)
           runner.warmUp(s.warmUp)
           val records = cases.flatMap { fault =>
             progress(s"${next()} ${plan.mode} ${fault.name}")

@@ -56,12 +56,11 @@ object FaultVerdict:
   def answered(r: FaultRecord, e: FaultExpectation): Check =
     val byGroup = r.totals.toSeq.groupBy(_._1._1).toSeq.sortBy(_._1).map { (group, entries) =>
       val sent = entries.map(_._2).sum
-      val answered = entries.filterNot(_._1._2.startsWith("error:")).map(_._2).sum
-      val errors = entries.filter(_._1._2.startsWith("error:")).map((k, n) => k._2.stripPrefix("error:") -> n)
-      val statuses = entries.filterNot(_._1._2.startsWith("error:")).sortBy(_._1._2)
-        .map((k, n) => s"${k._2}: $n").mkString(", ")
+      val (answers, errors) = entries.map((k, n) => k._2 -> n).partition(_._1.answered)
+      val answered = answers.map(_._2).sum
+      val statuses = answers.sortBy(_._1).map((o, n) => s"${o.word}: $n").mkString(", ")
       val text = s"$group: sent $sent, answered $answered ($statuses)" +
-        (if errors.nonEmpty then errors.map((k, n) => s"$k $n").mkString("; no answer: ", ", ", "") else "")
+        (if errors.nonEmpty then errors.map((o, n) => s"${o.word} $n").mkString("; no answer: ", ", ", "") else "")
       (errors.isEmpty, text)
     }
     Check("every request answered", byGroup.forall(_._1) && r.usersEnded,
@@ -69,14 +68,14 @@ object FaultVerdict:
 
   def designed(r: FaultRecord, e: FaultExpectation): Check =
     val allowed = e.designed + 200
-    val seen = r.statuses.keySet.flatMap(_.toIntOption)
+    val seen = r.statuses.keySet
     val other = seen -- allowed
     Check("designed statuses only", other.isEmpty,
       s"seen ${seen.toSeq.sorted.mkString(", ")}; designed ${allowed.toSeq.sorted.mkString(", ")}" +
         (if other.isEmpty then "" else s"; NOT designed: ${other.toSeq.sorted.mkString(", ")}"))
 
   def retryAfter(r: FaultRecord): Check =
-    val n503 = r.statuses.getOrElse("503", 0)
+    val n503 = r.statuses.getOrElse(503, 0)
     Check("503 carries Retry-After", r.missingRetryAfter == 0,
       if n503 == 0 then "no 503" else s"${n503 - r.missingRetryAfter} of $n503 with Retry-After")
 

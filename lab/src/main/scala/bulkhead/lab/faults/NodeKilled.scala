@@ -4,12 +4,10 @@ import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, UserGroup}
 import bulkhead.lab.process.{Children, Launch, ServiceCluster, Stack}
 import bulkhead.lab.sample.MetricsReading
+import bulkhead.stub.Latency
 
 import java.nio.file.Path
-import java.util.concurrent.ConcurrentHashMap
-import java.util.concurrent.atomic.AtomicBoolean
 import scala.concurrent.duration.*
-import scala.jdk.CollectionConverters.*
 
 /**
  * The node-killed fault's setup. The blocking SOAP client caps each node at its work queue (threads / the third
@@ -43,7 +41,8 @@ object NodeKilled:
     try
       val redis = stack.redis()
       SeedRedis.load(s"redis://127.0.0.1:${redis.port}", s.customers)
-      val stub = stack.stub(Seq("--latency", s"fixed:${s.stubLatencyMs}", "--customers", s.customers.toString))
+      val stub = stack.stub(Seq("--latency", Latency.Fixed(s.stubLatencyMs).describe, "--customers",
+        s.customers.toString))
       val flags = Seq("--soap-mode", "blocking", "--soap-endpoint", stub.url("/soap"), "--redis-uri",
         s"redis://127.0.0.1:${redis.port}", "--set", s"bulkhead.enrichment.soap.work-queue.max=${s.workQueue}",
         "--set", s"bulkhead.enrichment.soap.request-timeout=${s.soapTimeout.toMillis}ms")
@@ -76,7 +75,7 @@ object NodeKilled:
         val ended = users.stop()
         val endAt = now
         val rows = frontGauges.stop()
-        val timeline = cluster.stop()
+        val timeline = cluster.stop().values.toSeq.sortBy(_.second)
         Thread.sleep(500)
         val after = gauges.map((a, g) => a -> g.resources()).toMap
         val run = FaultRecord.of(Name, killAt, restartAt, endAt, log.all, rows, before(front.address),
@@ -89,25 +88,10 @@ object NodeKilled:
         cluster.stop()
     finally Children.stopAll()
 
-  /** A running once-a-second sampler; `stop` ends it and returns what it recorded, by second. */
-  final class Following(val stop: () => Seq[ClusterSecond])
-
   /** Members up and unreachable, and the routees listed on `watched`, from the front's /metrics once a second. */
-  def follow(metricsUrl: String, watched: String, t0Nanos: Long): Following =
-    val rows = ConcurrentHashMap[Int, ClusterSecond]()
-    val running = AtomicBoolean(true)
-    val thread = Thread(() =>
-      while running.get do
-        val second = ((System.nanoTime() - t0Nanos) / 1_000_000_000L).toInt
-        val m = Stack.get(metricsUrl, 900.millis).toOption.map(MetricsReading.parse)
-        rows.put(second, ClusterSecond(second, m.flatMap(_.clusterMembersUp), m.flatMap(_.clusterUnreachable),
-          m.flatMap(_.clusterRoutees.get(watched))))
-        val wait = (t0Nanos + (second + 1) * 1_000_000_000L - System.nanoTime()) / 1_000_000L
-        if wait > 0 then Thread.sleep(wait)
-    , "lab-cluster-gauges")
-    thread.setDaemon(true)
-    thread.start()
-    Following(() =>
-      running.set(false)
-      thread.join(5000)
-      rows.asScala.values.toSeq.sortBy(_.second))
+  def follow(metricsUrl: String, watched: String, t0Nanos: Long): EverySecond[ClusterSecond] =
+    EverySecond.start("lab-cluster-gauges", t0Nanos) { second =>
+      val m = Stack.get(metricsUrl, 900.millis).toOption.map(MetricsReading.parse)
+      ClusterSecond(second, m.flatMap(_.clusterMembersUp), m.flatMap(_.clusterUnreachable),
+        m.flatMap(_.clusterRoutees.get(watched)))
+    }

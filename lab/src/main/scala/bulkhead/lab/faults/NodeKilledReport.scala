@@ -17,7 +17,8 @@ final case class NodeKilledReport(command: String, env: Environment, settings: N
   def timeline: String =
     val r = record
     val statuses = r.run.seconds.flatMap(_.outcomes.keys).distinct.sorted
-    val header = Seq("second", "phase") ++ statuses ++ Seq("members up", "unreachable", s"routees of ${r.killed}")
+    val header = Seq("second", "phase") ++ statuses.map(_.label) ++
+      Seq("members up", "unreachable", s"routees of ${r.killed}")
     val cluster = r.cluster.map(c => c.second -> c).toMap
     def f0(d: Option[Double]) = d.fold("-")(v => f"$v%.0f")
     val rows = r.run.seconds.map { s =>

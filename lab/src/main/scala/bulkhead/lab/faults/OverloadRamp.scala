@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, RunningGroup, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, RequestOutcome, RunningGroup, UserGroup}
 import bulkhead.lab.process.Served
 import bulkhead.lab.sample.CpuUsage
 
@@ -24,6 +24,8 @@ final case class OverloadStep(factor: Double, users: Int, okPerSecond: Double, s
  */
 object OverloadRamp:
   val Factors: Seq[Double] = Seq(0.5, 1.0, 1.5, 2.0, 3.0)
+  private val Ok = RequestOutcome.Status(200)
+  private val Shed = RequestOutcome.Status(503)
 
   def run(service: Served, maxInFlight: Int, customers: Int, step: FiniteDuration, progress: String => Unit)
       : Seq[OverloadStep] =
@@ -74,13 +76,13 @@ object OverloadRamp:
       val seconds = (to - from).max(0.001)
       def pct(xs: Seq[Double], p: Double) =
         if xs.isEmpty then Double.NaN else xs.sorted.apply(((xs.size - 1) * p).round.toInt)
-      val ok = in.filter(_.outcome == "200").map(_.latencyMs)
-      val shed = in.filter(_.outcome == "503")
+      val ok = in.filter(_.outcome == Ok).map(_.latencyMs)
+      val shed = in.filter(_.outcome == Shed)
       val ps = probes.asScala.toSeq.filter((_, end, _, _) => end >= from && end < to)
       def maxOf(path: String) = ps.filter(_._1 == path).map(_._3).maxOption.getOrElse(Double.NaN)
       OverloadStep(f, n, ok.size / seconds, shed.size / seconds, pct(ok, 0.5), pct(ok, 0.99),
         pct(shed.map(_.latencyMs), 0.5), shed.count(_.retryAfter.isEmpty),
-        in.filter(e => e.answered && e.outcome != "200" && e.outcome != "503").groupMapReduce(_.outcome)(_ => 1)(_ + _),
+        in.map(_.outcome).filter(o => o.answered && o != Ok && o != Shed).groupMapReduce(_.label)(_ => 1)(_ + _),
         in.count(!_.answered) + (if ended then 0 else 1), maxOf("/hello"), maxOf("/health"), ps.count(!_._4), cores,
         busy)
     }

@@ -3,36 +3,20 @@ package bulkhead.lab.faults
 import bulkhead.lab.process.{Children, Stack}
 import bulkhead.lab.sample.{Attach, MetricsScrape, PoolNames, ProcessThreads, ThreadSampler}
 
-import java.util.concurrent.ConcurrentHashMap
-import java.util.concurrent.atomic.AtomicBoolean
 import scala.concurrent.duration.*
-import scala.jdk.CollectionConverters.*
 
 /** The service's gauges once a second while a fault runs (/metrics and /proc), and its resources around a run. */
 final class ServiceGauges(pid: Long, metricsUrl: String):
   /** Breaker, threads, heap, connections, in-flight and degraded answers at each second since `t0Nanos`. */
-  def sampleEverySecond(t0Nanos: Long): ServiceGauges.Sampling =
-    val rows = ConcurrentHashMap[Int, SecondRow]()
-    val running = AtomicBoolean(true)
-    val thread = Thread(() =>
-      while running.get do
-        val second = ((System.nanoTime() - t0Nanos) / 1_000_000_000L).toInt
-        val scrape = Stack.get(metricsUrl, 2.seconds).toOption.map(MetricsScrape.parse)
-        val threads = ProcessThreads.read(pid).map(_.threads)
-        def g(name: String) = scrape.flatMap(_.get(name))
-        rows.put(second, SecondRow(second, Map.empty, Double.NaN, Double.NaN, g("soap_circuit_state"), threads,
-          scrape.map(ServiceGauges.heapMb), g("http_server_connections_open"), g("enrichment_in_flight"),
-          g("enrichment_loyalty_unavailable_total"), g("soap_circuit_opened_total")))
-        val next = t0Nanos + (second + 1) * 1_000_000_000L
-        val wait = (next - System.nanoTime()) / 1_000_000L
-        if wait > 0 then Thread.sleep(wait)
-    , "lab-fault-gauges")
-    thread.setDaemon(true)
-    thread.start()
-    ServiceGauges.Sampling(() =>
-      running.set(false)
-      thread.join(5000)
-      rows.asScala.toMap)
+  def sampleEverySecond(t0Nanos: Long): EverySecond[SecondRow] =
+    EverySecond.start("lab-fault-gauges", t0Nanos) { second =>
+      val scrape = Stack.get(metricsUrl, 2.seconds).toOption.map(MetricsScrape.parse)
+      val threads = ProcessThreads.read(pid).map(_.threads)
+      def g(name: String) = scrape.flatMap(_.get(name))
+      SecondRow(second, Map.empty, Double.NaN, Double.NaN, g("soap_circuit_state"), threads,
+        scrape.map(ServiceGauges.heapMb), g("http_server_connections_open"), g("enrichment_in_flight"),
+        g("enrichment_loyalty_unavailable_total"), g("soap_circuit_opened_total"))
+    }
 
   /**
    * Platform threads and heap used after a full GC: what must come back. Threads are every thread of one thread dump
@@ -52,7 +36,5 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
       case _ => Resources(-1, heap.getOrElse(Double.NaN))
 
 object ServiceGauges:
-  final class Sampling(val stop: () => Map[Int, SecondRow])
-
   def heapMb(s: MetricsScrape): Double =
     s.values.collect { case (k, v) if k.startsWith("jvm_memory_used_bytes{area=\"heap\"") => v }.sum / 1024 / 1024

@@ -38,7 +38,7 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
     running.set(false)
     done.await(limit.toMillis, TimeUnit.MILLISECONDS)
 
-  /** Closes every connection at once: requests without an answer yet are recorded as `error:abandoned`. */
+  /** Closes every connection at once: requests without an answer yet are recorded as abandoned. */
   def abandon(): Boolean =
     abandoned.set(true)
     running.set(false)
@@ -63,7 +63,7 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
         try
           socket.getOutputStream.write(request.getBytes(US_ASCII))
           val answer = ClosedLoopUsers.readResponse(in)
-          log.record(group.name, start, answer.status.toString, answer.retryAfter)
+          log.record(group.name, start, RequestOutcome.Status(answer.status), answer.retryAfter)
           if answer.close || !group.keepAlive then socket = close(socket)
           if answer.status == 503 && group.honourRetryAfter then
             answer.retryAfter.flatMap(_.toLongOption).foreach { s =>
@@ -73,14 +73,14 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
             }
         catch
           case _: SocketTimeoutException =>
-            log.record(group.name, start, "error:timeout", None)
+            log.record(group.name, start, RequestOutcome.Timeout, None)
             socket = close(socket)
           case e: IOException =>
-            val kind =
-              if abandoned.get then "abandoned"
-              else if e.isInstanceOf[java.io.EOFException] then "closed"
-              else "reset"
-            log.record(group.name, start, s"error:$kind", None)
+            val outcome =
+              if abandoned.get then RequestOutcome.Abandoned
+              else if e.isInstanceOf[java.io.EOFException] then RequestOutcome.Closed
+              else RequestOutcome.Reset
+            log.record(group.name, start, outcome, None)
             socket = close(socket)
       else if running.get then Thread.sleep(100)
     if socket != null then close(socket)
@@ -96,7 +96,7 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
       s
     catch
       case _: IOException =>
-        log.record(group.name, start, "error:connect", None)
+        log.record(group.name, start, RequestOutcome.Connect, None)
         close(s)
 
   private def close(s: Socket): Null =

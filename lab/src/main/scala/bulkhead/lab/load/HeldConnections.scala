@@ -38,18 +38,19 @@ final class HeldConnections private (name: String, port: Int, holding: Holding, 
         case Holding.Idle(path) =>
           s.getOutputStream.write(s"GET $path HTTP/1.1\r\nHost: 127.0.0.1:$port\r\n\r\n".getBytes(US_ASCII))
           val answer = ClosedLoopUsers.readResponse(BufferedInputStream(s.getInputStream, 4096))
-          log.record(name, start, answer.status.toString, answer.retryAfter)
+          log.record(name, start, RequestOutcome.Status(answer.status), answer.retryAfter)
           if answer.close then s.close() else sockets.add(s)
         case Holding.SlowHeader(_) =>
           s.getOutputStream.write(s"GET /hello HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nX-Slow: ".getBytes(US_ASCII))
           sockets.add(s)
     catch
       case _: SocketTimeoutException =>
-        if holding.isInstanceOf[Holding.Idle] then log.record(name, start, "error:timeout", None)
+        if holding.isInstanceOf[Holding.Idle] then log.record(name, start, RequestOutcome.Timeout, None)
         s.close()
       case e: IOException =>
         if holding.isInstanceOf[Holding.Idle] then
-          log.record(name, start, if e.isInstanceOf[java.io.EOFException] then "error:closed" else "error:reset", None)
+          log.record(name, start,
+            if e.isInstanceOf[java.io.EOFException] then RequestOutcome.Closed else RequestOutcome.Reset, None)
         s.close()
 
   /** One header byte to each slow-header connection; those the server closed are released. */

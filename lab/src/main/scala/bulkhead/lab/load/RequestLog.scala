@@ -10,7 +10,7 @@ import scala.jdk.CollectionConverters.*
 final class RequestLog(val t0Nanos: Long = System.nanoTime()):
   private val entries = ConcurrentLinkedQueue[RequestLog.Entry]()
 
-  def record(group: String, startNanos: Long, outcome: String, retryAfter: Option[String]): Unit =
+  def record(group: String, startNanos: Long, outcome: RequestOutcome, retryAfter: Option[String]): Unit =
     val now = System.nanoTime()
     entries.add(RequestLog.Entry(group, (startNanos - t0Nanos) / 1e9, (now - t0Nanos) / 1e9,
       (now - startNanos) / 1e6, outcome, retryAfter))
@@ -18,11 +18,7 @@ final class RequestLog(val t0Nanos: Long = System.nanoTime()):
   def all: Seq[RequestLog.Entry] = entries.asScala.toSeq
 
 object RequestLog:
-  /**
-   * One request. `outcome` is the status code ("200", "503"), or `error:<kind>` when no answer came: `timeout` (none
-   * within the client's read timeout), `closed` (the server closed the connection without an answer), `reset`,
-   * `connect` (no connection), `abandoned` (the client closed the connection itself, when its load stopped).
-   */
-  final case class Entry(group: String, startSecond: Double, endSecond: Double, latencyMs: Double, outcome: String,
-      retryAfter: Option[String]):
-    def answered: Boolean = !outcome.startsWith("error:")
+  /** One request: when it started and ended (seconds since the log's start), and what came of it. */
+  final case class Entry(group: String, startSecond: Double, endSecond: Double, latencyMs: Double,
+      outcome: RequestOutcome, retryAfter: Option[String]):
+    def answered: Boolean = outcome.answered

@@ -1,5 +1,6 @@
 package bulkhead.lab.faults
 
+import bulkhead.lab.load.RequestOutcome
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -22,7 +23,7 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
 
   "A recorded run of the reset fault" should "pass every check, with the breaker opening and closing" in {
     FaultVerdict.checks(reset, resetExpect, reset.before).filterNot(_.passed) shouldBe empty
-    reset.statuses.keySet should contain allOf ("200", "502", "503")
+    reset.statuses.keySet should contain allOf (200, 502, 503)
     reset.seconds.flatMap(_.breaker).max shouldBe 2.0
     FaultVerdict.recoverySeconds(reset).get should be <= FaultVerdict.RecoveryLimitSeconds
   }
@@ -50,12 +51,12 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "fail when a status outside the design appears" in {
-    val edited = reset.copy(totals = reset.totals + (("steady", "500") -> 1))
+    val edited = reset.copy(totals = reset.totals + (("steady", RequestOutcome.Status(500)) -> 1))
     failed(edited, resetExpect) shouldBe Seq("designed statuses only")
   }
 
   it should "fail when a request got no answer" in {
-    val edited = reset.copy(totals = reset.totals + (("steady", "error:timeout") -> 3))
+    val edited = reset.copy(totals = reset.totals + (("steady", RequestOutcome.Timeout) -> 3))
     failed(edited, resetExpect) shouldBe Seq("every request answered")
   }
 
@@ -149,7 +150,7 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
 
   "A recorded Redis kill" should "pass: answers degraded while Redis was down, whole again after its restart" in {
     FaultVerdict.checks(redis, redisExpect, redis.before).filterNot(_.passed) shouldBe empty
-    redis.statuses.keySet shouldBe Set("200")
+    redis.statuses.keySet shouldBe Set(200)
   }
 
   it should "fail if answers were still degraded at the end (the connections never came back)" in {

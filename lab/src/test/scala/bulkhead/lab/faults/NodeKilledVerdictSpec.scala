@@ -1,5 +1,6 @@
 package bulkhead.lab.faults
 
+import bulkhead.lab.load.RequestOutcome
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -16,7 +17,7 @@ class NodeKilledVerdictSpec extends AnyFlatSpec with Matchers:
 
   "A recorded node-killed run" should "answer every request with a designed status, and hold 2/3 of the bound" in {
     run.nodes should have size 3
-    run.run.statuses.keySet shouldBe Set("200", "504")
+    run.run.statuses.keySet shouldBe Set(200, 504)
     for name <- Seq("every request answered", "designed statuses only", "throughput at 2/3") do
       withClue(check(run, name).detail)(check(run, name).passed shouldBe true)
     // The router dropped the dead node when Pekko saw it unreachable, about 5 s after the kill.
@@ -37,7 +38,8 @@ class NodeKilledVerdictSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "fail a status the design does not give for a dead node, and thread growth on a survivor" in {
-    val with502 = run.copy(run = run.run.copy(totals = run.run.totals + (("steady", "502") -> 1)))
+    val with502 =
+      run.copy(run = run.run.copy(totals = run.run.totals + (("steady", RequestOutcome.Status(502)) -> 1)))
     check(with502, "designed statuses only").passed shouldBe false
     val survivor = run.survivors(1)
     val leaking = run.copy(survivors = run.survivors.updated(1,

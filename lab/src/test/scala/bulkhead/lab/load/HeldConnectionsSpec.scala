@@ -56,8 +56,9 @@ class HeldConnectionsSpec extends AnyFlatSpec with Matchers:
       val held = HeldConnections.open("held", 50, port, Holding.Idle("/hello"), log)
       try
         held.held shouldBe 40
-        log.all.map(_.outcome).groupMapReduce(identity)(_ => 1)(_ + _) shouldBe Map("200" -> 40, "503" -> 10)
-        log.all.filter(_.outcome == "503").flatMap(_.retryAfter).distinct shouldBe Seq("1")
+        log.all.map(_.outcome).groupMapReduce(identity)(_ => 1)(_ + _) shouldBe
+          Map(RequestOutcome.Status(200) -> 40, RequestOutcome.Status(503) -> 10)
+        log.all.filter(_.outcome == RequestOutcome.Status(503)).flatMap(_.retryAfter).distinct shouldBe Seq("1")
       finally held.close()
       held.held shouldBe 0
       // Closed by the lab: the server reads the end of each held connection.

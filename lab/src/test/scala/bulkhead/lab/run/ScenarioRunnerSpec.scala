@@ -1,18 +1,16 @@
 package bulkhead.lab.run
 
 import bulkhead.lab.diagnose.Diagnosis
-import bulkhead.lab.load.RampDriver
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.process.{Children, Stack}
-import bulkhead.lab.scenario.{Load, Scenario}
+import bulkhead.lab.process.Children
+import bulkhead.lab.scenario.Scenario
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
 import java.nio.file.{Files, Path}
-import scala.concurrent.duration.*
 
-/** The lab end to end: the real service in its own JVM, real wrk, real JMeter, real thread dumps. */
+/** The lab end to end: the real service in its own JVM, real wrk, real thread dumps. */
 class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
 
   "The lab" should "diagnose a pool of 4 threads under 16 connections as capped at 40 req/s from what it measured" in {
@@ -57,25 +55,4 @@ class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
       back.otherNodes shouldBe record.otherNodes
       Diagnosis(back) shouldBe Diagnosis(record)
     finally Children.stopAll()
-  }
-
-  "The ramp driver" should "ramp JMeter's clients up in steps and record every second" in {
-    val dir = Files.createTempDirectory("lab-ramp")
-    val stack = Stack(Fixtures.launch, dir)
-    val service = stack.service(Seq("--blocking-pool-size", "8"), heap = "-Xmx256m")
-    try
-      // Steps of 2 s: a whole second at 2 clients even when JMeter's first request is slow (a CI run lost its 1 s
-      // step).
-      val result = RampDriver.run(Load.Ramp(clients = 4, rampUp = 4.seconds, rampSteps = 2, hold = 3.seconds),
-        service.url("/work/pool?ms=50"), dir, summaryEverySeconds = 1)
-      result.answers.byClass.keySet shouldBe Set("2xx")
-      result.answers.unanswered shouldBe 0
-      result.answers.answered should be > 0L
-      val clients = result.seconds.map(_.clients)
-      clients.max shouldBe 4
-      val firstAtHalf = clients.indexOf(2)
-      firstAtHalf should be >= 0
-      firstAtHalf should be < clients.indexOf(4)
-      result.latency.p50Ms should be >= 50.0
-    finally service.child.stop()
   }

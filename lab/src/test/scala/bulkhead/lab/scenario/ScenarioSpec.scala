@@ -1,5 +1,7 @@
 package bulkhead.lab.scenario
 
+import bulkhead.lab.process.Target
+import bulkhead.stub.Latency
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -61,6 +63,28 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     Scenario.load(f).left.toOption.get should include("bound.pool needs work-seconds")
     Files.writeString(f, "service.heap = \"400m\"\n")
     Scenario.load(f).fold(e => fail(e), identity).heap shouldBe Some("400m")
+  }
+
+  it should "be refused with a bad target named, listing the servers it can be" in {
+    val f = Files.createTempFile("bad", ".conf")
+    Files.writeString(f, "target = undertow\n")
+    val refused = Scenario.load(f).left.toOption.get
+    refused should include("unknown target 'undertow'")
+    Target.All.foreach(t => refused should include(t.name))
+    Files.writeString(f, "targets = [bulkhead, \"jetty \"]\n")
+    Scenario.load(f).left.toOption.get should include("unknown target 'jetty '")
+    Files.writeString(f, "targets = [bulkhead, jetty]\n")
+    Scenario.load(f).map(_.targets) shouldBe Right(Seq(Target.Bulkhead, Target.Jetty))
+  }
+
+  it should "be refused with a bad stub.latency and the stub's own message, not when the stub starts" in {
+    val f = Files.createTempFile("bad", ".conf")
+    Files.writeString(f, "stub.latency = \"uniform:9:1\"\nredis.customers = 10\n")
+    val refused = Scenario.load(f).left.toOption.get
+    refused should include("stub.latency")
+    refused should include(Latency.parse("uniform:9:1").left.toOption.get)
+    Files.writeString(f, "stub.latency = \"normal:1000:100\"\n")
+    Scenario.load(f).map(_.stubLatency) shouldBe Right(Some(Latency.Normal(1000, 100)))
   }
 
   it should "say which file is missing" in {
