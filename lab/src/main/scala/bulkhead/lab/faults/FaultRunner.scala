@@ -39,7 +39,7 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
     val before = gauges.resources()
     val hold = phases.holdOf(fault)
     val log = RequestLog()
-    val target = Target(log)
+    val target = StackTarget(log)
     val sampling = gauges.sampleEverySecond(log.t0Nanos)
     def now = (System.nanoTime() - log.t0Nanos) / 1e9
     val steady = ClosedLoopUsers.start(UserGroup("steady", steadyUsers, service.port, path), log)
@@ -67,7 +67,8 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
       target.releaseAll()
       sampling.stop()
 
-  private final class Target(log: RequestLog) extends FaultTarget:
+  /** The controls of this run: the stub, Redis and the extra load on the stack the runner was given. */
+  private final class StackTarget(log: RequestLog) extends FaultTarget:
     private val extra = TrieMap[String, RunningGroup]()
     private val held = TrieMap[String, HeldConnections]()
     def stubLatency(value: Latency): Unit =

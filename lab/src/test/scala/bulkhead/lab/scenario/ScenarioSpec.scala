@@ -11,6 +11,12 @@ import scala.concurrent.duration.*
 class ScenarioSpec extends AnyFlatSpec with Matchers:
   private val scenarios = Path.of("scenarios").toAbsolutePath
 
+  /** A scenario file holding `text`, read. */
+  private def read(text: String): Either[String, Scenario] =
+    val f = Files.createTempFile("scenario", ".conf")
+    Files.writeString(f, text)
+    Scenario.load(f)
+
   "The seed suite" should "hold one readable scenario per row of DESIGN.md's table (13)" in {
     val files = Scenario.files(Seq(scenarios.resolve("seeds").toString)).toOption.get
     val read = files.map(Scenario.load(_))
@@ -66,25 +72,17 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "be refused with a bad target named, listing the servers it can be" in {
-    val f = Files.createTempFile("bad", ".conf")
-    Files.writeString(f, "target = undertow\n")
-    val refused = Scenario.load(f).left.toOption.get
+    val refused = read("target = undertow\n").left.toOption.get
     refused should include("unknown target 'undertow'")
     Target.All.foreach(t => refused should include(t.name))
-    Files.writeString(f, "targets = [bulkhead, \"jetty \"]\n")
-    Scenario.load(f).left.toOption.get should include("unknown target 'jetty '")
-    Files.writeString(f, "targets = [bulkhead, jetty]\n")
-    Scenario.load(f).map(_.targets) shouldBe Right(Seq(Target.Bulkhead, Target.Jetty))
+    read("targets = [bulkhead, \"jetty \"]\n").left.toOption.get should include("unknown target 'jetty '")
+    read("targets = [bulkhead, jetty]\n").map(_.targets) shouldBe Right(Seq(Target.Bulkhead, Target.Jetty))
   }
 
   it should "be refused with a bad stub.latency and the stub's own message, not when the stub starts" in {
-    val f = Files.createTempFile("bad", ".conf")
-    Files.writeString(f, "stub.latency = \"uniform:9:1\"\nredis.customers = 10\n")
-    val refused = Scenario.load(f).left.toOption.get
-    refused should include("stub.latency")
-    refused should include(Latency.parse("uniform:9:1").left.toOption.get)
-    Files.writeString(f, "stub.latency = \"normal:1000:100\"\n")
-    Scenario.load(f).map(_.stubLatency) shouldBe Right(Some(Latency.Normal(1000, 100)))
+    read("stub.latency = \"uniform:9:1\"\n").left.toOption.get should
+      include(s"stub.latency: ${Latency.parse("uniform:9:1").left.toOption.get}")
+    read("stub.latency = \"normal:1000:100\"\n").map(_.stubLatency) shouldBe Right(Some(Latency.Normal(1000, 100)))
   }
 
   it should "say which file is missing" in {
