@@ -104,7 +104,10 @@ private final class DiagnosisOf(r: RunRecord):
       val size = label.flatMap(l => median(gauge(_.pool(l).flatMap(_.max))))
         .getOrElse(seen.flatten.map(_.threads).maxOption.getOrElse(0).toDouble)
       val occupancy = mean(occupancySeries)
-      val holding = blocked >= mean(busy) * 0.5
+      // Held, not computing: most busy threads wait in a blocking frame. With an executor's active count, the threads
+      // it calls active but the dump does not see computing are held (a parked wait is not a known blocking frame).
+      val computing = mean(seen.map(_.map(p => (p.busy - p.blocked).max(0).toDouble).getOrElse(0.0)))
+      val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else blocked >= mean(busy) * 0.5
       // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges.
       if occupancy <= 0 || size <= 0 || !holding || (label.isEmpty && size < 2) then None
       else
@@ -169,16 +172,20 @@ private final class DiagnosisOf(r: RunRecord):
         each.map(m => f"${m.occupancy}%.1f").mkString(", ") + first.frame.fold("")(f => s"; in $f") +
         f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame)
 
+  /**
+   * The server's connection limit: connections served (those open, up to the limit: a connection above it is answered
+   * 503 and closed, it holds no slot) over the expected answers.
+   */
   private val maxConnections: Option[Measured] =
     for
       size <- median(gauge(_.connectionsMax))
       open = gauge(_.connectionsOpen)
       if open.nonEmpty && size > 0
-      occupancy = mean(open)
+      occupancy = mean(open.map(_.min(size)))
       if occupancy > 0
-    yield Measured(Resource.MaxConnections, "", size, occupancy, answeredRate,
+    yield Measured(Resource.MaxConnections, "", size, occupancy, X.max(1e-9),
       clients > size && mostly(open.map(_ >= size * 0.98)), Some((clients - occupancy).max(0)),
-      f"${occupancy}%.0f of ${size}%.0f connections open for $clients clients")
+      f"${occupancy}%.0f of ${size}%.0f connections served for $clients clients (${mean(open)}%.0f open)")
 
   /** The machine's busy share and the service's CPU per answer over the measured window. */
   private val (busyShare, serviceMicros): (Option[Double], Option[Double]) =
@@ -258,7 +265,9 @@ private final class DiagnosisOf(r: RunRecord):
     val cap = chosen.map(capOf).orElse(thirdParty.filter(c => valid(c.perSecond))).getOrElse(loadGenerator)
     val logFix = errorsFix
     val fix = chosen.flatMap(fixFor).orElse(logFix)
-    val next = chosen.filter(_ => fix.isDefined).flatMap(nextAfter)
+    // A fix read from the log sizes the host pool: what caps next is what caps once it is sized.
+    val logFixed = logFix.filter(_ => chosen.isEmpty).flatMap(_ => hostPools.headOption)
+    val next = chosen.orElse(logFixed).filter(_ => fix.isDefined).flatMap(nextAfter)
       .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
     // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
     val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then
