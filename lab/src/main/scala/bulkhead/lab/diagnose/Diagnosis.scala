@@ -31,6 +31,8 @@ object Diagnosis:
    * does (a third party at 200 ms with the machine 52 % busy read as a CPU cap of 31 req/s; it served 90).
    */
   val CpuCredible = 0.75
+  /** ... and only when the service itself uses at least this share of the cores. */
+  val ServiceCpuShare = 0.25
 
   /**
    * One resource as measured: its size, mean occupancy and rate through it, queue in front of it. On a cluster, a
@@ -198,16 +200,20 @@ private final class DiagnosisOf(r: RunRecord):
     (share, Option.when(perNode.forall(_.isDefined))(perNode.flatten.sum))
 
   /**
-   * The CPU as a resource: cores / machine CPU per answer. Only when the machine is at least half busy: below that, the
-   * fixed costs (the sampler's thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be
-   * far below what the CPU can really do.
+   * The CPU as a resource: cores / machine CPU per answer. Only when the machine is busy (CpuCredible) and the service
+   * itself uses a material share of it (ServiceCpuShare of the cores): below the first, fixed costs (the sampler's
+   * thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be far below what the CPU can
+   * do; without the second, what keeps the machine busy is other work (a build beside the run), which slows the
+   * service but is not what its throughput is made of.
    */
-  private val cpu: Option[Measured] = busyShare.filter(_ >= CpuCredible).map { share =>
+  private val cpu: Option[Measured] =
     val cores = r.info.cores.toDouble
-    Measured(Resource.Cpu, "", cores, share * cores, answeredRate, share >= CpuSaturated, None,
-      f"the machine ${share * 100}%.0f%% busy (${r.info.cores} cores shared by the service and the load generator)" +
-        serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"))
-  }
+    val serviceCores = serviceMicros.map(_ * answeredRate / 1e6)
+    busyShare.filter(_ >= CpuCredible).filter(_ => serviceCores.forall(_ >= ServiceCpuShare * cores)).map { share =>
+      Measured(Resource.Cpu, "", cores, share * cores, answeredRate, share >= CpuSaturated, None,
+        f"the machine ${share * 100}%.0f%% busy (${r.info.cores} cores shared by the service and the load generator)" +
+          serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"))
+    }
 
   /**
    * The third party's latency: the least of what the service measured of it, since a queue in front of a call only adds

@@ -123,6 +123,13 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.next.map(_.perSecond).get shouldBe (20 / 0.258 +- 1.5)
   }
 
+  it should "not name the CPU when what keeps the machine busy is not the service (a build beside the run)" in {
+    // The machine 98 % busy, the service using 0.1 of its 2 cores for 150 answers a second of 105 ms each.
+    val v = Diagnosis(Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 1500), meanMs = 105,
+      busyShare = 0.98, serviceCores = 0.1))
+    v.name shouldBe "load-generator"
+  }
+
   it should "fall back to the load generator's closed loop when nothing is saturated" in {
     val v = Diagnosis(Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 1500), meanMs = 105))
     v.name shouldBe "load-generator"
