@@ -32,6 +32,8 @@ object Diagnosis:
    * does (a third party at 200 ms with the machine 52 % busy read as a CPU cap of 31 req/s; it served 90).
    */
   val CpuCredible = 0.75
+  /** ... and only when the service itself uses at least this share of the cores. */
+  val ServiceCpuShare = 0.25
 
   /**
    * One resource as measured: its size, mean occupancy and rate through it, queue in front of it. On a cluster, a
@@ -105,7 +107,10 @@ private final class DiagnosisOf(r: RunRecord):
       val size = label.flatMap(l => median(gauge(_.pool(l).flatMap(_.max))))
         .getOrElse(seen.flatten.map(_.threads).maxOption.getOrElse(0).toDouble)
       val occupancy = mean(occupancySeries)
-      val holding = blocked >= mean(busy) * 0.5
+      // Held, not computing: most busy threads wait in a blocking frame. With an executor's active count, the threads
+      // it calls active but the dump does not see computing are held (a parked wait is not a known blocking frame).
+      val computing = mean(seen.map(_.map(p => (p.busy - p.blocked).max(0).toDouble).getOrElse(0.0)))
+      val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else blocked >= mean(busy) * 0.5
       // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges.
       if occupancy <= 0 || size <= 0 || !holding || (label.isEmpty && size < 2) then None
       else
@@ -170,16 +175,20 @@ private final class DiagnosisOf(r: RunRecord):
         each.map(m => f"${m.occupancy}%.1f").mkString(", ") + first.frame.fold("")(f => s"; in $f") +
         f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame)
 
+  /**
+   * The server's connection limit: connections served (those open, up to the limit: a connection above it is answered
+   * 503 and closed, it holds no slot) over the expected answers.
+   */
   private val maxConnections: Option[Measured] =
     for
       size <- median(gauge(_.connectionsMax))
       open = gauge(_.connectionsOpen)
       if open.nonEmpty && size > 0
-      occupancy = mean(open)
+      occupancy = mean(open.map(_.min(size)))
       if occupancy > 0
-    yield Measured(Resource.MaxConnections, "", size, occupancy, answeredRate,
+    yield Measured(Resource.MaxConnections, "", size, occupancy, X.max(1e-9),
       clients > size && mostly(open.map(_ >= size * 0.98)), Some((clients - occupancy).max(0)),
-      f"${occupancy}%.0f of ${size}%.0f connections open for $clients clients")
+      f"${occupancy}%.0f of ${size}%.0f connections served for $clients clients (${mean(open)}%.0f open)")
 
   /** The machine's busy share and the service's CPU per answer over the measured window. */
   private val (busyShare, serviceMicros): (Option[Double], Option[Double]) =
@@ -192,16 +201,20 @@ private final class DiagnosisOf(r: RunRecord):
     (share, Option.when(perNode.forall(_.isDefined))(perNode.flatten.sum))
 
   /**
-   * The CPU as a resource: cores / machine CPU per answer. Only when the machine is at least half busy: below that, the
-   * fixed costs (the sampler's thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be
-   * far below what the CPU can really do.
+   * The CPU as a resource: cores / machine CPU per answer. Only when the machine is busy (CpuCredible) and the service
+   * itself uses a material share of it (ServiceCpuShare of the cores): below the first, fixed costs (the sampler's
+   * thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be far below what the CPU can
+   * do; without the second, what keeps the machine busy is other work (a build beside the run), which slows the
+   * service but is not what its throughput is made of.
    */
-  private val cpu: Option[Measured] = busyShare.filter(_ >= CpuCredible).map { share =>
+  private val cpu: Option[Measured] =
     val cores = r.info.cores.toDouble
-    Measured(Resource.Cpu, "", cores, share * cores, answeredRate, share >= CpuSaturated, None,
-      f"the machine ${share * 100}%.0f%% busy (${r.info.cores} cores shared by the service and the load generator)" +
-        serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"))
-  }
+    val serviceCores = serviceMicros.map(_ * answeredRate / 1e6)
+    busyShare.filter(_ >= CpuCredible).filter(_ => serviceCores.forall(_ >= ServiceCpuShare * cores)).map { share =>
+      Measured(Resource.Cpu, "", cores, share * cores, answeredRate, share >= CpuSaturated, None,
+        f"the machine ${share * 100}%.0f%% busy (${r.info.cores} cores shared by the service and the load generator)" +
+          serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"))
+    }
 
   /**
    * The third party's latency: the least of what the service measured of it, since a queue in front of a call only adds
@@ -259,7 +272,9 @@ private final class DiagnosisOf(r: RunRecord):
     val cap = chosen.map(capOf).orElse(thirdParty.filter(c => valid(c.perSecond))).getOrElse(loadGenerator)
     val logFix = errorsFix
     val fix = chosen.flatMap(fixFor).orElse(logFix)
-    val next = chosen.filter(_ => fix.isDefined).flatMap(nextAfter)
+    // A fix read from the log sizes the host pool: what caps next is what caps once it is sized.
+    val logFixed = logFix.filter(_ => chosen.isEmpty).flatMap(_ => hostPools.headOption)
+    val next = chosen.orElse(logFixed).filter(_ => fix.isDefined).flatMap(nextAfter)
       .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
     // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
     val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then

@@ -76,6 +76,17 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.fix.map(_.flags) shouldBe Some(Seq("--max-connections", "1200"))
   }
 
+  it should "read max-connections over the connections it serves when those above it are answered 503" in {
+    // 16 slots, 40 clients: 21 connections open, 5 of them being refused (503, closed); 124.6 OK answers a second.
+    val over = (t: Int) => Some(MetricsReading(Nil, Map("2xx" -> 124.6 * t, "5xx" -> 300.0 * t), Some(21), Some(16),
+      None, None, None, None, Map.empty))
+    val v = Diagnosis(Records.run(clients = 40, seconds = 10, answers = Map("2xx" -> 1246, "5xx" -> 3000),
+      meanMs = 94, metrics = over))
+    v.name shouldBe "max-connections"
+    v.predicted shouldBe (124.6 +- 0.5)
+    v.fix.map(_.flags) shouldBe Some(Seq("--max-connections", "40"))
+  }
+
   it should "name the third party when the clients wait on its measured latency (seed 004, 20 clients)" in {
     val soap = (t: Int) => Some(MetricsReading(Nil, Map("2xx" -> 19.7 * t), Some(21), Some(16384), Some(20),
       Some(19.7 * t), Some(19.7 * t * 1.0), Some(4096), Map.empty))
@@ -110,6 +121,13 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.name shouldBe "pool work-queue"
     // 20 clients over the third party's 0.258 s (or over the latency without the queue, the same), not over 1 s.
     v.next.map(_.perSecond).get shouldBe (20 / 0.258 +- 1.5)
+  }
+
+  it should "not name the CPU when what keeps the machine busy is not the service (a build beside the run)" in {
+    // The machine 98 % busy, the service using 0.1 of its 2 cores for 150 answers a second of 105 ms each.
+    val v = Diagnosis(Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 1500), meanMs = 105,
+      busyShare = 0.98, serviceCores = 0.1))
+    v.name shouldBe "load-generator"
   }
 
   it should "fall back to the load generator's closed loop when nothing is saturated" in {
@@ -157,7 +175,15 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
   private def recorded(name: String) = bulkhead.lab.record.RecordJson.read(java.nio.file.Path.of(
     getClass.getResource(s"/fixtures/records/$name/result.json").toURI)).fold(e => fail(e), identity)
 
-  "Diagnosis of a recorded run" should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
+  "Diagnosis of a recorded run" should "find a default dispatcher whose 4 threads wait parked in the work it runs" in {
+    // /work/default's threads wait in a cancellable sleep (parked, so the dump does not call them busy); the executor's
+    // active count says 4 of 4 and 29 tasks wait: the pool, not the clients, caps.
+    val v = Diagnosis(recorded("default-dispatcher-parked"))
+    v.name shouldBe "pool default-dispatcher"
+    v.ratio shouldBe (1.0 +- 0.1)
+  }
+
+  it should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
     val r = recorded("pool-4-queueing")
     r.load.latency.meanMs should be > 300.0
     val v = Diagnosis(r)
