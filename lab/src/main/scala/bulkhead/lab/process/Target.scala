@@ -45,22 +45,17 @@ object Target:
     def flagsOf(serviceFlags: Seq[String]): Seq[String] =
       serviceFlags.zip(serviceFlags.drop(1)).collect { case (f, v) if understands(f) => Seq(f, v) }.flatten
 
-  /** Of the service's flags, the ones the seeds varied: the Akka and Pekko peers take them as they are. */
-  private val SeedFlags = Set("--blocking-pool-size", "--max-connections")
-  /** Jetty and Tomcat size their one pool in their own terms. */
-  private val PoolFlags = Set("--max-threads", "--min-threads")
-
   case object AkkaHttp extends JvmPeer("akka-http", "Akka HTTP 10.2.10 / Akka 2.6.20 (the seeds' framework)",
-    "bulkhead.peers.akkahttp.Main", SeedFlags)
+    "bulkhead.peers.akkahttp.Main", PeerFlags.Seed)
   case object Spray extends JvmPeer("spray", "Spray 1.3.4 / Akka 2.3.9 (seed 002)", "bulkhead.peers.spray.Main",
-    SeedFlags)
+    PeerFlags.Seed)
   case object PekkoMinimal extends JvmPeer("pekko-minimal", "Pekko HTTP 1.3, default settings",
-    "bulkhead.peers.pekkominimal.Main", SeedFlags)
+    "bulkhead.peers.pekkominimal.Main", PeerFlags.Seed)
   case object Jetty extends JvmPeer("jetty", "Jetty 12.1, one QueuedThreadPool (a server not written for bulkhead)",
-    "bulkhead.peers.jetty.Main", PoolFlags)
+    "bulkhead.peers.jetty.Main", PeerFlags.Pool)
   case object Tomcat extends JvmPeer("tomcat",
     "Tomcat 11 embedded, one connector executor (a server not written for bulkhead)", "bulkhead.peers.tomcat.Main",
-    PoolFlags)
+    PeerFlags.Pool)
 
   /** nginx with one worker, started by [[Nginx]]; it takes none of the service's flags. */
   case object Nginx extends Peer:
@@ -79,3 +74,13 @@ object Target:
   /** The target a scenario names, or why not, listing the valid names. */
   def parse(name: String): Either[String, Target] =
     named(name).toRight(s"unknown target '$name', expected one of ${All.map(_.name).mkString(", ")}")
+
+/**
+ * The service's flags a peer takes. Outside [[Target]]: a peer object built first would otherwise start Target's own
+ * initialisation, whose list of every server would then hold that peer as null.
+ */
+private object PeerFlags:
+  /** The ones the seeds varied: the Akka and Pekko peers take them as they are. */
+  val Seed: Set[String] = Set("--blocking-pool-size", "--max-connections")
+  /** Jetty and Tomcat size their one pool in their own terms. */
+  val Pool: Set[String] = Set("--max-threads", "--min-threads")

@@ -3,7 +3,10 @@ package bulkhead.lab.process
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
+import java.io.File
+import java.net.URLClassLoader
 import java.nio.file.{Files, Path}
+import scala.util.Using
 
 class TargetSpec extends AnyFlatSpec with Matchers:
 
@@ -37,6 +40,19 @@ class TargetSpec extends AnyFlatSpec with Matchers:
       withClue(s"$t: ") {
         Seq("scala", "java").map(lang => Path.of("..", t.module, "src/main", lang, s"$source.$lang"))
           .exists(Files.exists(_)) shouldBe true
+      }
+    }
+  }
+
+  "Target.All" should "hold every server whichever of them a program touches first" in {
+    val classpath = System.getProperty("java.class.path").split(File.pathSeparator).map(Path.of(_).toUri.toURL)
+    Target.All.map(_.getClass.getName).foreach { first =>
+      // A class loader of its own, so that `first` is the first of them its JVM initialises.
+      Using.resource(URLClassLoader(classpath, ClassLoader.getPlatformClassLoader)) { fresh =>
+        fresh.loadClass(first).getField("MODULE$").get(null)
+        val companion = fresh.loadClass(classOf[Target].getName + "$")
+        val all = companion.getMethod("All").invoke(companion.getField("MODULE$").get(null))
+        withClue(s"$first first: ")(all.toString shouldBe Target.All.mkString("List(", ", ", ")"))
       }
     }
   }
