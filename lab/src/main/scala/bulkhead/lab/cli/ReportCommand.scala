@@ -1,7 +1,7 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.report.{AccuracyReport, Environment, SuiteReport}
 import bulkhead.lab.run.SuiteRun
 import scopt.OParser
 
@@ -35,5 +35,10 @@ object ReportCommand extends LabCommand:
         val file = report.write(d)
         println(report.table)
         println(s"\nreport: $file and ${d.resolve("report.html")}")
+        // An accuracy run (every case names the resource it expects): its score again too.
+        if records.exists(_.info.expectedResource.isDefined) then
+          val accuracy = AccuracyReport(records)
+          Files.writeString(d.resolve("accuracy.md"), accuracy.markdown)
+          println(s"\n${accuracy.table}\n${accuracy.score}")
         0
   }

@@ -13,10 +13,16 @@ final case class AccuracyReport(records: Seq[RunRecord]):
   private val cases = records.filter(r => r.info.expectedResource.isDefined && !r.info.name.endsWith(SuiteRun.VerifySuffix))
   private val verifications = Verification.pair(records)
 
-  /** A finite cap: one the lab predicts from a resource's size, not the clients or the CPU it merely observed. */
-  private def finite(r: RunRecord) = Diagnosis(r).cap.resource match
-    case Resource.LoadGenerator | Resource.Cpu => false
-    case _ => true
+  /**
+   * A finite cap: one the lab predicts from a resource's size, not the clients or the CPU it merely observed, and not in
+   * a run whose requests mostly failed: errors are never throughput, so such a run has no cap to predict (its fix is
+   * what `--verify` checks).
+   */
+  private def finite(r: RunRecord) =
+    val v = Diagnosis(r)
+    v.errors.isEmpty && (v.cap.resource match
+      case Resource.LoadGenerator | Resource.Cpu => false
+      case _ => true)
 
   private def within(ratio: Double) = !ratio.isNaN && math.abs(ratio - 1) <= 0.10
 
