@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.report.Environment
+import bulkhead.lab.report.{Environment, MarkdownTable}
 import org.knowm.xchart.BitmapEncoder.BitmapFormat
 import org.knowm.xchart.style.markers.SeriesMarkers
 import org.knowm.xchart.{BitmapEncoder, XYChartBuilder}
@@ -35,18 +35,15 @@ final case class FaultReport(command: String, env: Environment, setup: Seq[Strin
         s"${r.before.platformThreads} / ${r.after.platformThreads}", f"${r.before.heapMb}%.0f / ${r.after.heapMb}%.0f",
         if o.passed then "pass" else "FAIL: " + o.checks.filterNot(_.passed).map(_.name).mkString(", "))
     }
-    table(header, rows)
+    MarkdownTable(header, rows)
 
   def rampTable: String =
-    table(Seq("load", "users", "200/s", "503/s", "200 p50 / p99 ms", "503 p50 ms", "/hello max ms", "/health max ms",
-      "no answer", "service cores", "machine busy"), ramp.map(s => Seq(s"${s.factor}x", s.users.toString,
+    MarkdownTable(Seq("load", "users", "200/s", "503/s", "200 p50 / p99 ms", "503 p50 ms", "/hello max ms",
+      "/health max ms", "no answer", "service cores", "machine busy"), ramp.map(s => Seq(s"${s.factor}x", s.users.toString,
       f0(s.okPerSecond), f0(s.shedPerSecond), s"${f0(s.okP50Ms)} / ${f0(s.okP99Ms)}",
       if s.shedP50Ms.isNaN then "-" else f"${s.shedP50Ms}%.1f", f0(s.helloMaxMs), f0(s.healthMaxMs),
       s.unanswered.toString, f"${s.serviceCores}%.2f", s"${f0(s.machineBusy * 100)} %")))
 
-  private def table(header: Seq[String], rows: Seq[Seq[String]]) =
-    (Seq(header, header.map(_ => "---")) ++ rows).map(_.map(_.replace("|", "/")).mkString("| ", " | ", " |"))
-      .mkString("\n")
 
   def markdown: String =
     val details = outcomes.map { o =>

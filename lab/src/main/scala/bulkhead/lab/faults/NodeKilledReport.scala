@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.report.Environment
+import bulkhead.lab.report.{Environment, MarkdownTable}
 
 import java.nio.file.{Files, Path}
 
@@ -28,7 +28,7 @@ final case class NodeKilledReport(command: String, env: Environment, settings: N
         Seq(f0(c.flatMap(_.membersUp)), f0(c.flatMap(_.unreachable)),
           c.filter(_.scraped).fold("?")(x => f0(x.killedRoutees.orElse(Some(0)))))
     }
-    (Seq(header, header.map(_ => "---")) ++ rows).map(_.mkString("| ", " | ", " |")).mkString("\n")
+    MarkdownTable(header, rows)
 
   def markdown: String =
     val r = record
