@@ -62,7 +62,7 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 2) { s =>
       val blocking = (1 to 6).map(_ => getAsync(url(s, "/work/default?ms=1500")))
-      Thread.sleep(300) // let the blocking requests reach the dispatcher first
+      Thread.sleep(700) // let the blocking requests reach the dispatcher first (a busy machine opens 6 sockets slowly)
       val hello = get(url(s, "/hello"))
       hello.status shouldBe 200
       // /hello could only be served once a blocked default-dispatcher thread came free: some blocking work was done.

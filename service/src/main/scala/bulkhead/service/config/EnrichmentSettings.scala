@@ -62,8 +62,10 @@ object EnrichmentSettings:
       core = r.int(s"$e.soap.work-queue.core", 0, 10_000),
       max = r.int(s"$e.soap.work-queue.max", 1, 10_000),
       queue = r.int(s"$e.soap.work-queue.queue", 0, 1_000_000),
-      keepAlive = r.duration(s"$e.soap.work-queue.keep-alive", 1.millis))
+      keepAlive = r.duration(s"$e.soap.work-queue.keep-alive", 1.millis),
+      maxWait = r.duration(s"$e.soap.work-queue.max-wait", 1.millis))
     r.check(s"$e.soap.work-queue.max", wq.max >= wq.core, s"must be at least work-queue.core (${wq.core})")
+    val requestTimeout = r.duration(s"$e.soap.request-timeout", 1.millis)
     val endpoint = r.nonEmpty(s"$e.soap.endpoint")
     r.check(s"$e.soap.endpoint", endpoint.startsWith("http://") || endpoint.startsWith("https://"),
       s"must be an http:// or https:// URL, was '$endpoint'")
@@ -89,7 +91,7 @@ object EnrichmentSettings:
       soap = SoapSettings(
         endpoint = endpoint,
         mode = r.oneOf(s"$e.soap.mode", SoapMode.values.toSeq)(_.key),
-        requestTimeout = r.duration(s"$e.soap.request-timeout", 1.millis),
+        requestTimeout = requestTimeout,
         connectTimeout = r.duration(s"$e.soap.connect-timeout", 1.millis),
         connectionIdleTimeout = r.duration(s"$e.soap.connection-idle-timeout", 1.second),
         maxConnections = r.int(s"$e.soap.max-connections", 1, 100_000),

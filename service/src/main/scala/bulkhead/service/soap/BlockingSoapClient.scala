@@ -8,8 +8,9 @@ import java.io.IOException
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse, HttpTimeoutException}
 import java.util.concurrent.{Executor, RejectedExecutionException}
-import org.apache.pekko.actor.Scheduler
+import org.apache.pekko.actor.{Cancellable, Scheduler}
 
+import scala.concurrent.duration.FiniteDuration
 import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.Using
 import scala.util.control.NonFatal
@@ -17,15 +18,16 @@ import scala.util.control.NonFatal
 /**
  * A blocking SOAP client, as legacy SOAP stacks are (Camel CXF in the experiment this reproduces): each call holds its
  * thread until the third party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full
- * queue refuses at once. A call's `request-timeout` runs from the moment it is asked for, queue included: at the
- * deadline its caller gets the timeout at once; a call still queued then is dropped when its turn comes (no thread
- * spends time on an answer nobody waits for: after a failure of the third party, calls queued long before would
- * otherwise hold the threads past its recovery), and a call in progress has its answer's body closed, which ends the
- * read (the JDK client's own timeout ends when the headers arrive, and an interrupt does not wake a thread reading a
- * trickled body). Each exchange, the time a thread holds the call from sending it to the answer, goes to `exchanges`.
+ * queue refuses at once, and a call that found no thread within `maxQueueWait` is refused then and never sent (the
+ * service is busy, the third party is not failing: a refusal does not count toward the circuit breaker, a timeout
+ * would). A call's `request-timeout` runs from the moment it is asked for, queue included: at the deadline its caller
+ * gets the timeout at once, and a call in progress has its answer's body closed, which ends the read (the JDK client's
+ * own timeout ends when the headers arrive, and an interrupt does not wake a thread reading a trickled body). Each
+ * exchange, the time a thread holds the call from sending it to the answer, goes to `exchanges`.
  */
-final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
-    scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored) extends SoapClient:
+final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQueueWait: FiniteDuration,
+    retryAfterMillis: Long, scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored)
+    extends SoapClient:
   private val xml = SafeXml(settings.maxResponseBytes)
   private val uri = URI.create(settings.endpoint)
   private val httpThreads = java.util.concurrent.Executors.newFixedThreadPool(2, {
@@ -43,19 +45,27 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
 
   private val timeout =
     Left(ThirdPartyFailure.Timeout(s"no whole answer from the third party in ${settings.requestTimeout}"))
+  private val busy =
+    Left(ThirdPartyFailure.Refused(s"no SOAP work-queue thread free within $maxQueueWait", retryAfterMillis))
 
   def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
     val promise = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
-    val deadline = CallDeadline(System.nanoTime() + settings.requestTimeout.toNanos)
-    val expiry: Runnable = () =>
-      deadline.expire()
-      promise.trySuccess(timeout)
+    val call = Call(System.nanoTime() + settings.requestTimeout.toNanos)
+    val expiry: Runnable = () => promise.trySuccess(if call.expire() then timeout else busy)
     val timer = scheduler.scheduleOnce(settings.requestTimeout, expiry)(ExecutionContext.parasitic)
+    val waited: Runnable = () =>
+      if call.abandon() then
+        timer.cancel()
+        promise.trySuccess(busy)
+    val waitTimer =
+      if maxQueueWait >= settings.requestTimeout then Cancellable.alreadyCancelled
+      else scheduler.scheduleOnce(maxQueueWait, waited)(ExecutionContext.parasitic)
     try
       executor.execute { () =>
-        if !deadline.expired then
+        if call.start() then
+          waitTimer.cancel()
           val start = System.nanoTime()
-          val answer = callBlocking(id, deadline)
+          val answer = callBlocking(id, call)
           exchanges.record(System.nanoTime() - start)
           promise.trySuccess(answer)
         timer.cancel()
@@ -63,11 +73,12 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     catch
       case _: RejectedExecutionException =>
         timer.cancel()
+        waitTimer.cancel()
         promise.trySuccess(Left(ThirdPartyFailure.Refused("SOAP work queue is full", retryAfterMillis)))
     promise.future
 
   /** One call, holding the current thread until the answer or `deadline`. */
-  private def callBlocking(id: Int, deadline: CallDeadline): Either[ThirdPartyFailure, ThirdPartyCustomer] =
+  private def callBlocking(id: Int, deadline: Call): Either[ThirdPartyFailure, ThirdPartyCustomer] =
     val request = HttpRequest.newBuilder(uri)
       .timeout(java.time.Duration.ofNanos((deadline.atNanos - System.nanoTime()).max(1_000_000L)))
       .header("Content-Type", SoapProtocol.ContentType)
@@ -97,17 +108,37 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     scala.util.Try(classOf[HttpClient].getMethod("shutdownNow").invoke(http))
     httpThreads.shutdownNow()
 
-  /** A call's deadline: at expiry the answer's body (if the call has one yet) is closed, which ends a waiting read. */
-  private final class CallDeadline(val atNanos: Long):
+  /**
+   * One call: queued until a thread starts it, unless abandoned first (it waited too long, or its deadline came); at
+   * its deadline the answer's body (if the call has one yet) is closed, which ends a waiting read.
+   */
+  private final class Call(val atNanos: Long):
+    private var started = false
+    private var abandoned = false
     private var body: Option[java.io.InputStream] = None
     @volatile var expired = false
+
+    /** Whether this thread may send the call: it was not abandoned while queued. */
+    def start(): Boolean = synchronized {
+      if !abandoned then started = true
+      started
+    }
+
+    /** Whether the queued call is given up (it had not started). */
+    def abandon(): Boolean = synchronized {
+      if !started then abandoned = true
+      abandoned
+    }
 
     def guard(in: java.io.InputStream): Unit = synchronized {
       body = Some(in)
       if expired then in.close()
     }
 
-    def expire(): Unit = synchronized {
+    /** Marks the deadline; whether the call had gone out (a timeout) rather than never left the queue (busy). */
+    def expire(): Boolean = synchronized {
       expired = true
       body.foreach(_.close())
+      if !started then abandoned = true
+      started
     }

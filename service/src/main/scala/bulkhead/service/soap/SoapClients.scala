@@ -27,12 +27,13 @@ object SoapClients:
         (NonBlockingSoapClient(soap), None)
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
-        (BlockingSoapClient(soap, pool, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
+        (BlockingSoapClient(soap, pool, soap.workQueue.maxWait, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
           Some(pool))
       case SoapMode.Virtual =>
         require(Pools.virtualThreadsAvailable,
           s"bulkhead.enrichment.soap.mode = virtual needs JDK 21+, this is JDK ${Runtime.version()}")
         val virtual = Pools.executionContext(system, Pools.Virtual)
-        (BlockingSoapClient(soap, virtual, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
+        // A virtual thread starts at once: no queue to bound.
+        (BlockingSoapClient(soap, virtual, soap.requestTimeout, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
           None)
     SoapClients(GuardedSoapClient(MeteredSoapClient(client, registry), soap.breaker, retryAfterMillis), queue)

@@ -20,12 +20,13 @@ class EnrichmentSettingsSpec extends AnyFlatSpec with Matchers:
       "bulkhead.enrichment.soap.work-queue.max" -> 9,
       "bulkhead.enrichment.soap.work-queue.queue" -> 11,
       "bulkhead.enrichment.soap.work-queue.keep-alive" -> "3s",
+      "bulkhead.enrichment.soap.work-queue.max-wait" -> "700ms",
       "bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 4,
       "bulkhead.enrichment.redis.connections" -> "shared",
       "bulkhead.enrichment.redis.uri" -> "rediss://127.0.0.1:6380")))
     (e.routees, e.soap.mode, e.soap.endpoint, e.soap.breaker.maxFailures) shouldBe
       (3, SoapMode.Blocking, "https://third.party/soap", 4)
-    e.soap.workQueue shouldBe WorkQueueSettings(2, 9, 11, 3.seconds)
+    e.soap.workQueue shouldBe WorkQueueSettings(2, 9, 11, 3.seconds, 700.millis)
     (e.redis.connections, e.redis.uri) shouldBe (RedisConnections.Shared, "rediss://127.0.0.1:6380")
   }
 
@@ -42,6 +43,7 @@ class EnrichmentSettingsSpec extends AnyFlatSpec with Matchers:
       "bulkhead.enrichment.redis.uri" -> "http://nope",
       "bulkhead.enrichment.redis.connections" -> "pooled",
       "bulkhead.enrichment.soap.work-queue.max" -> 2,
+      "bulkhead.enrichment.soap.work-queue.max-wait" -> "0s",
       "bulkhead.enrichment.routees" -> 0)
     for (key, value) <- cases do
       val config = TestService.config(Map(key -> value, "bulkhead.enrichment.soap.work-queue.core" -> 5))
