@@ -1,0 +1,82 @@
+package bulkhead.service.soap
+
+import bulkhead.service.config.{BreakerSettings, EnrichmentSettings, SoapSettings}
+import bulkhead.service.dispatch.{Pools, WorkQueuePool, WorkQueueSettings}
+import bulkhead.service.enrichment.{CircuitState, ThirdPartyFailure}
+import bulkhead.service.testkit.{TestService, TestStub}
+import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import scala.concurrent.duration.*
+import scala.concurrent.{Await, Future}
+
+/** The blocking client on a real work queue against the real stub over HTTP: the queue's wait bound and the timeout. */
+class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
+  private val testKit = ActorTestKit()
+  private given org.apache.pekko.actor.typed.ActorSystem[?] = testKit.system
+  private given scala.concurrent.ExecutionContext = testKit.system.executionContext
+  override def afterAll(): Unit = testKit.shutdownTestKit()
+
+  private def settings(endpoint: String, timeout: FiniteDuration): SoapSettings =
+    EnrichmentSettings(TestService.config(Map("bulkhead.enrichment.soap.endpoint" -> endpoint))).soap
+      .copy(requestTimeout = timeout)
+
+  /** A client on a work queue of one thread, closed (queue and client) after `body`. */
+  private def withClient[A](endpoint: String, timeout: FiniteDuration, maxWait: FiniteDuration)(
+      body: BlockingSoapClient => A): A =
+    val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(1, 1, 10, 1.minute, maxWait))
+    val client = BlockingSoapClient(settings(endpoint, timeout), pool, maxWait, retryAfterMillis = 1000,
+      testKit.system.classicSystem.scheduler)
+    try body(client)
+    finally
+      client.close()
+      pool.shutdownNow()
+
+  "BlockingSoapClient" should "refuse, without sending, a call that found no thread within max-wait" in {
+    TestStub.withStub("fixed:600") { stub =>
+      withClient(TestStub.endpoint(stub), timeout = 3.seconds, maxWait = 200.millis) { client =>
+        val started = System.nanoTime()
+        val calls = (1 to 4).map(id => client.getCustomer(id).map(a => a -> (System.nanoTime() - started).nanos))
+        val answers = Await.result(Future.sequence(calls), 10.seconds)
+        answers.head._1.isRight shouldBe true
+        answers.tail.foreach { (answer, after) =>
+          answer match
+            case Left(ThirdPartyFailure.Refused(reason, retryAfter)) =>
+              reason should include("no SOAP work-queue thread free within 200 milliseconds")
+              retryAfter shouldBe 1000L
+            case other => fail(s"expected a refusal, got $other")
+          after should be < 550.millis
+        }
+        // The queued calls were dropped when the thread came free: only the first reached the third party.
+        Thread.sleep(1500)
+        stub.metrics.answered shouldBe 1L
+      }
+    }
+  }
+
+  it should "answer a timeout for a call that went out and got no answer in request-timeout" in {
+    TestStub.withStub("fixed:3000") { stub =>
+      withClient(TestStub.endpoint(stub), timeout = 400.millis, maxWait = 400.millis) { client =>
+        val started = System.nanoTime()
+        Await.result(client.getCustomer(1), 5.seconds) match
+          case Left(ThirdPartyFailure.Timeout(_)) => (System.nanoTime() - started).nanos should be < 1.second
+          case other => fail(s"expected a timeout, got $other")
+      }
+    }
+  }
+
+  "Behind the circuit breaker, a burst above the work queue" should "get refusals and leave the breaker closed" in {
+    TestStub.withStub("fixed:300") { stub =>
+      withClient(TestStub.endpoint(stub), timeout = 2.seconds, maxWait = 100.millis) { client =>
+        val guarded = GuardedSoapClient(client, BreakerSettings(maxFailures = 3, 5.seconds, 1.minute), 1000)
+        val answers = Await.result(Future.sequence((1 to 30).map(guarded.getCustomer)), 10.seconds)
+        answers.count(_.isRight) should be >= 1
+        answers.collect { case Left(f) => f }.foreach(_ shouldBe a[ThirdPartyFailure.Refused])
+        answers.count(_.isLeft) should be >= 20
+        guarded.state shouldBe CircuitState.Closed
+        guarded.openings shouldBe 0L
+      }
+    }
+  }
