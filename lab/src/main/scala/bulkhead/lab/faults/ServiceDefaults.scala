@@ -43,4 +43,5 @@ object ServiceDefaults:
       idleTimeout = d(s"$s.idle-timeout"),
       requestTimeout = d(s"$s.request-timeout"),
       workQueue = s"${c.getInt(s"$e.soap.work-queue.core")}..${c.getInt(s"$e.soap.work-queue.max")} threads, queue " +
-        c.getInt(s"$e.soap.work-queue.queue"))
+        s"${c.getInt(s"$e.soap.work-queue.queue")}, a call waits at most ${d(s"$e.soap.work-queue.max-wait").toMillis / 1000.0} s " +
+        "for a thread")
