@@ -17,8 +17,8 @@ class ServiceDefaultsSpec extends AnyFlatSpec with Matchers:
       bulkhead.service.server { max-connections = 7, refused-connections = 3, request-head-timeout = 9s,
         idle-timeout = 60s, request-timeout = 30s }
       bulkhead.enrichment { max-in-flight = 11, soap { request-timeout = 2500ms,
-        circuit-breaker { max-failures = 4, reset-timeout = 1s }, work-queue { core = 1, max = 2, queue = 5 } } }
+        circuit-breaker { max-failures = 4, reset-timeout = 1s }, work-queue { core = 1, max = 2, queue = 5, max-wait = 1500ms } } }
     """))
     d.describe should (include("max-connections 7 (+3 answered 503)") and include("max-in-flight 11") and
-      include("SOAP timeout 2.5 s") and include("4 failures / reset 1.0 s") and include("1..2 threads, queue 5"))
+      include("SOAP timeout 2.5 s") and include("4 failures / reset 1.0 s") and include("1..2 threads, queue 5, a call waits at most 1.5 s for a thread"))
   }

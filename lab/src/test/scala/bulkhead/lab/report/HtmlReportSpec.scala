@@ -1,16 +1,14 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.Diagnosis
-import bulkhead.lab.record.{RecordJson, RunRecord}
+import bulkhead.lab.record.RunRecord
 import bulkhead.lab.run.Verification
-import bulkhead.lab.testkit.Chromium
-import org.jsoup.Jsoup
+import bulkhead.lab.testkit.RenderedReport
 import org.jsoup.nodes.Document
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.{Files, Path, StandardCopyOption}
-import javax.imageio.ImageIO
+import java.nio.file.Path
 import scala.jdk.CollectionConverters.*
 
 /**
@@ -18,22 +16,10 @@ import scala.jdk.CollectionConverters.*
  * opened in headless chromium: what a person sees once the page's scripts ran.
  */
 class HtmlReportSpec extends AnyFlatSpec with Matchers:
-  private val fixture = Path.of(getClass.getResource("/fixtures/records/pool-4-c16-verify-jdk25").toURI)
-
-  /** The fixture copied under target/ (rendering writes beside the records) and rendered as `lab report` does. */
-  private lazy val rendered: (Path, Seq[RunRecord]) =
-    val dir = Path.of("target", "report-fixture").toAbsolutePath
-    Files.walk(fixture).iterator().asScala.foreach { p =>
-      val to = dir.resolve(fixture.relativize(p).toString)
-      if Files.isDirectory(p) then Files.createDirectories(to) else Files.copy(p, to, StandardCopyOption.REPLACE_EXISTING)
-    }
-    val records = RecordJson.readAll(dir).fold(e => fail(e), identity).sortBy(_.info.name)
-    val env = Environment.readFrom(dir).getOrElse(fail("the fixture has its environment.json"))
-    SuiteReport("bulkhead: pool-4", "./bulkhead lab report fixture", env, records, Nil).write(dir)
-    (dir.resolve(SuiteReport.HtmlFile), records)
-
-  private lazy val page: Document =
-    Jsoup.parse(Chromium.dom(rendered._1).fold(e => fail(e), identity))
+  private val report =
+    RenderedReport(Path.of(getClass.getResource("/fixtures/records/pool-4-c16-verify-jdk25").toURI), "report-fixture")
+  private lazy val rendered: (Path, Seq[RunRecord]) = (report.html, report.records)
+  private lazy val page: Document = report.page
 
   private def f1(d: Double) = f"$d%,.1f"
 
@@ -61,20 +47,7 @@ class HtmlReportSpec extends AnyFlatSpec with Matchers:
     }
   }
 
-  it should "draw every chart with data, on canvases of non-zero size" in {
-    val charts = page.select(".chart").asScala
-    charts should not be empty
-    charts.foreach { c =>
-      withClue(s"chart ${c.id}: ") {
-        c.attr("data-series").toIntOption.getOrElse(0) should be > 0
-        c.attr("data-points").toIntOption.getOrElse(0) should be > 0
-        val canvas = c.selectFirst("canvas")
-        canvas should not be null
-        canvas.attr("width").toInt should be > 0
-        canvas.attr("height").toInt should be > 0
-      }
-    }
-  }
+  it should "draw every chart with data, on canvases of non-zero size" in report.checkCharts()
 
   it should "chart answers, connections, CPU and the latency distribution for every run, and each busy pool" in {
     rendered._2.foreach { r =>
@@ -89,8 +62,7 @@ class HtmlReportSpec extends AnyFlatSpec with Matchers:
 
   it should "give every table as a table: a header, and one row per run or per pool" in {
     val records = rendered._2
-    val tables = page.select("table").asScala
-    tables.foreach(t => withClue(t.outerHtml.take(200)) { t.select("tr").size should be > 1 })
+    report.checkTables()
     val runs = page.selectFirst("#runs + table")
     runs.select("thead th").size should be > 5
     runs.select("tbody tr").asScala.map(_.selectFirst("td").text) should contain theSameElementsAs records.map(_.info.name)
@@ -104,18 +76,7 @@ class HtmlReportSpec extends AnyFlatSpec with Matchers:
     }
   }
 
-  it should "show no raw Markdown and load nothing from the network" in {
-    val text = page.body.text
-    Seq("| ---", "**", "![", "](").foreach(m => text should not include m)
-    page.select("script[src], link[href], img[src]").asScala.map(_.outerHtml) shouldBe empty
-  }
+  it should "show no raw Markdown and load nothing from the network" in report.checkNoMarkdownNoNetwork()
 
-  it should "look like a report in a screenshot: a full PNG with charts, not a blank page" in {
-    val png = Chromium.screenshot(rendered._1, Path.of("target", "report-screenshot.png"), 1400, 3000)
-      .fold(e => fail(e), identity)
-    val image = ImageIO.read(png.toFile)
-    image should not be null
-    (image.getWidth, image.getHeight) shouldBe (1400, 3000)
-    val colours = (for x <- 0 until image.getWidth by 7; y <- 0 until image.getHeight by 7 yield image.getRGB(x, y)).toSet
-    colours.size should be > 50
-  }
+  it should "look like a report in a screenshot: a full PNG with charts, not a blank page" in
+    report.checkScreenshot(Path.of("target", "report-screenshot.png"), 1400, 3000)
