@@ -8,11 +8,10 @@ import java.util.concurrent.atomic.AtomicLong
 
 /**
  * The requests of one connection: each gets a [[CancellationSignal]] that the connection fires when the request is
- * abandoned (timed out, or the connection ended: the client went away). `refused` marks a connection accepted above
- * max-connections, whose requests are answered 503 at once. The counters let the connection's byte stage tell
- * whether a request head arrived (see [[RequestHeadDeadline]]).
+ * abandoned (timed out, or the connection ended: the client went away). The counters let the connection's byte stage
+ * tell whether a request head arrived (see [[RequestHeadDeadline]]).
  */
-final class ConnectionScope(val refused: Boolean):
+final class ConnectionScope:
   private val open = ConcurrentHashMap.newKeySet[CancellationSignal]()
   @volatile private var ended = false
   private val started = AtomicLong()

@@ -1,6 +1,6 @@
 package bulkhead.service.http
 
-import org.apache.pekko.http.scaladsl.model.{DateTime, StatusCodes}
+import org.apache.pekko.http.scaladsl.model.StatusCodes
 import org.apache.pekko.stream.*
 import org.apache.pekko.stream.stage.*
 import org.apache.pekko.util.ByteString
@@ -90,8 +90,5 @@ object RequestHeadDeadline:
 
   /** The 408 written when a head is late: the JSON error of every other answer, and `Connection: close`. */
   def answer(timeout: FiniteDuration, serverHeader: String): ByteString =
-    val body = ApiError.entity(StatusCodes.RequestTimeout,
-      s"the request head did not arrive within $timeout (bulkhead.service.server.request-head-timeout)").data
-    val server = if serverHeader.isEmpty then "" else s"Server: $serverHeader\r\n"
-    ByteString(s"HTTP/1.1 408 Request Timeout\r\n${server}Date: ${DateTime.now.toRfc1123DateTimeString}\r\n" +
-      s"Connection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n") ++ body
+    RawAnswer(StatusCodes.RequestTimeout,
+      s"the request head did not arrive within $timeout (bulkhead.service.server.request-head-timeout)", serverHeader)
