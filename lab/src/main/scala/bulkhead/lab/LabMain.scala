@@ -18,13 +18,20 @@ object LabMain:
        |
        |bench suites: ${BenchSuite.All.map(_.name).mkString(", ")}""".stripMargin
 
+  /** The project's version, written into `version.properties` by Maven from the pom. */
+  lazy val version: String =
+    val properties = java.util.Properties()
+    Option(getClass.getResourceAsStream("version.properties")).foreach(in =>
+      try properties.load(in) finally in.close())
+    properties.getProperty("version", "unknown")
+
   def main(args: Array[String]): Unit =
     val code = args.toList match
       case ("help" | "--help" | "-h") :: _ | Nil =>
         println(usage)
         0
       case ("--version" | "version") :: _ =>
-        println(s"bulkhead lab ${Option(getClass.getPackage.getImplementationVersion).getOrElse("0.1.0-SNAPSHOT")}")
+        println(s"bulkhead lab $version")
         0
       case name :: rest => Commands.find(_.name == name) match
         case Some(command) => command.main(rest)

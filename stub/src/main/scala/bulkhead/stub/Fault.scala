@@ -37,8 +37,10 @@ final case class FaultPlan(rates: Map[Fault, Double]):
         r < acc
       }
 
-  def describe: String =
-    if rates.isEmpty then "none" else rates.toSeq.sortBy(_._1.ordinal).map((f, r) => s"${f.key}=$r").mkString(",")
+  /** Each fault as `kind=rate`, in declaration order: what `--fault` and `stub.faults` take. */
+  def entries: Seq[String] = rates.toSeq.sortBy(_._1.ordinal).map((f, r) => s"${f.key}=$r")
+
+  def describe: String = if rates.isEmpty then "none" else entries.mkString(",")
 
 object FaultPlan:
   val None: FaultPlan = FaultPlan(Map.empty)

@@ -11,11 +11,11 @@ trait LabCommand:
 
 object LabCommand:
   /**
-   * Parses with scopt and runs: `--help` prints the usage and gives exit 0, a bad flag or value prints scopt's message
-   * (naming it) and gives exit 2; nothing runs in either case.
+   * Parses with scopt and runs: `--help` (or `-h`, as the launcher and `lab -h` take it) prints the usage and gives
+   * exit 0, a bad flag or value prints scopt's message (naming it) and gives exit 2; nothing runs in either case.
    */
   def parse[A](parser: OParser[?, A], args: Seq[String], init: A)(run: A => Int): Int =
-    val (result, effects) = OParser.runParser(parser, args, init)
+    val (result, effects) = OParser.runParser(parser, args.map(a => if a == "-h" then "--help" else a), init)
     // `--help` ends the parse: print the usage alone, not the required options it was not given.
     val helped = effects.exists { case OEffect.Terminate(Right(_)) => true; case _ => false }
     effects.foreach {

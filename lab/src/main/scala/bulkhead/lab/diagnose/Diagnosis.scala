@@ -278,7 +278,7 @@ private final class DiagnosisOf(r: RunRecord):
       .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
     // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
     val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then
-      (None, cap.copy(why = cap.why + errors.fold("")(e => s" (the waiting clients' ${e.stripPrefix("errors first: ")})")))
+      (None, cap.copy(why = cap.why + failures.fold("")(e => s" (the waiting clients' $e)")))
     else (errors, cap)
     Verdict(why, X, errs, fix, next, serviceMicros)
 
@@ -339,13 +339,17 @@ private final class DiagnosisOf(r: RunRecord):
     else if pool.contains("dispatcher") then s"the dispatcher's parallelism or pool size ($pool)"
     else s"the maximum size of pool $pool"
 
-  private val errors: Option[String] =
+  /** The failed share and what the answers and the log say, when material: a verdict's errors, or a symptom's. */
+  private val failures: Option[String] =
     val share = r.load.answers.failedShare(r.info.expectedClass)
     Option.when(share >= MaterialErrors) {
       val top = r.log.sortBy(-_.count).take(2).map(l => s"'${l.text.take(160)}' x ${l.count}")
-      f"errors first: ${share * 100}%.1f%% of the requests did not get ${r.info.expectedClass} " +
+      f"${share * 100}%.1f%% of the requests did not get ${r.info.expectedClass} " +
         s"(${r.load.answers.describe})" + (if top.isEmpty then "" else s"; the service's log: ${top.mkString(", ")}")
     }
+
+  /** The failures as the verdict names them, ahead of any cap. */
+  private val errors: Option[String] = failures.map(f => s"errors first: $f")
 
   /** A fix the service's own log points at, when errors are the verdict. */
   private def errorsFix: Option[Fix] =

@@ -21,7 +21,8 @@ object Fix:
 
 /** A cap in requests per second and what it is. */
 final case class Cap(resource: Resource, subject: String, perSecond: Double, why: String):
-  def name: String = if subject.isEmpty then resource.key else s"${resource.key} $subject"
+  def named: CapName = CapName(resource, Option.when(subject.nonEmpty)(subject))
+  def name: String = named.text
 
 /**
  * The diagnosis of a run: what caps throughput (`cap`), the measured throughput (expected answers per second), the
@@ -32,7 +33,8 @@ final case class Verdict(cap: Cap, measured: Double, errors: Option[String], fix
     cpuMicrosPerRequest: Option[Double]):
   def resource: Resource = if errors.isDefined then Resource.Errors else cap.resource
   /** `pool blocking-pool`, `cpu`, `errors` ...: what the accuracy suite compares with a case's expectation. */
-  def name: String = if errors.isDefined then Resource.Errors.key else cap.name
+  def named: CapName = if errors.isDefined then CapName(Resource.Errors) else cap.named
+  def name: String = named.text
   def predicted: Double = cap.perSecond
   def ratio: Double = measured / predicted
   def explanation: String =

@@ -10,7 +10,7 @@ final case class Check(name: String, passed: Boolean, detail: String)
 object FaultVerdict:
   /** Throughput counts as recovered when OK answers over a 1 s window reach this share of the pre-fault median. */
   val RecoveredShare = 0.8
-  /** The bound: back to the pre-fault level within 5 s of the fault clearing. */
+  /** What the service promises (reference.conf, the breaker's reset-timeout): back within 5 s of the fault clearing. */
   val RecoveryLimitSeconds = 5.0
   /**
    * Threads (every thread of the service's dump) it may hold above its count before, once the load is over: a few,

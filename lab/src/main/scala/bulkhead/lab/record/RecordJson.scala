@@ -1,5 +1,7 @@
 package bulkhead.lab.record
 
+import bulkhead.lab.diagnose.CapName
+import bulkhead.lab.scenario.SeedFigure
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.{CodecMakerConfig, JsonCodecMaker}
 
@@ -9,6 +11,31 @@ import scala.jdk.CollectionConverters.*
 /** `result.json`: a [[RunRecord]] written and read back (jsoniter-scala). */
 object RecordJson:
   val FileName = "result.json"
+
+  /** A diagnosis case's expected cap, written as the lab names it (`pool blocking-pool`) and read back by its parser. */
+  private given JsonValueCodec[CapName] = new JsonValueCodec[CapName]:
+    def decodeValue(in: JsonReader, default: CapName): CapName =
+      val text = in.readString(null)
+      CapName.parse(text).fold(e => in.decodeError(s"expectedResource: $e"), identity)
+    def encodeValue(x: CapName, out: JsonWriter): Unit = out.writeVal(x.text)
+    def nullValue: CapName = null
+
+  /**
+   * A seed as a record stores it: `id`, or `file`, the seed's file name (`001_<hash>.txt`) that records carried
+   * before the id, whose first three characters are the id. Both are read so that every recorded run still renders.
+   */
+  private final case class StoredSeed(id: Option[String] = None, file: Option[String] = None, row: Int, figure: String,
+      requestsPerSecond: Option[Double] = None)
+
+  private given JsonValueCodec[SeedFigure] = new JsonValueCodec[SeedFigure]:
+    private val stored: JsonValueCodec[StoredSeed] = JsonCodecMaker.make
+    def decodeValue(in: JsonReader, default: SeedFigure): SeedFigure =
+      val s = stored.decodeValue(in, stored.nullValue)
+      val id = s.id.orElse(s.file.map(_.take(3))).getOrElse(in.decodeError("seed: neither id nor file"))
+      SeedFigure(id, s.row, s.figure, s.requestsPerSecond)
+    def encodeValue(x: SeedFigure, out: JsonWriter): Unit =
+      stored.encodeValue(StoredSeed(Some(x.id), None, x.row, x.figure, x.requestsPerSecond), out)
+    def nullValue: SeedFigure = null
 
   given JsonValueCodec[RunRecord] = JsonCodecMaker.make(CodecMakerConfig.withAllowRecursiveTypes(false))
 

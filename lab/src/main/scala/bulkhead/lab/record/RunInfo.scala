@@ -1,6 +1,6 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.diagnose.Bound
+import bulkhead.lab.diagnose.{Bound, CapName}
 import bulkhead.lab.process.Target
 import bulkhead.lab.scenario.SeedFigure
 
@@ -16,7 +16,7 @@ import bulkhead.lab.scenario.SeedFigure
 final case class RunInfo(name: String, title: String, target: String, url: String, loadDescription: String,
     clients: Int, serviceFlags: Seq[String], stubLatency: Option[String], redisCustomers: Option[Int],
     seed: Option[SeedFigure], declaredWorkSeconds: Option[Double], expectedClass: String,
-    expectedResource: Option[String], source: String, jdk: String, cores: Int, startedAt: String,
+    expectedResource: Option[CapName], source: String, jdk: String, cores: Int, startedAt: String,
     warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None,
     nodes: Seq[String] = Nil):
   /** The server loaded, when it is one the lab starts. */

@@ -30,7 +30,7 @@ final case class AccuracyReport(records: Seq[RunRecord]):
     val v = Diagnosis(r)
     val ver = verifications.find(_.original.info.name == r.info.name)
     val held = r.info.declaredWorkSeconds.fold("-")(w => f"$w%.3f")
-    Seq(r.info.name, r.info.expectedResource.get, v.name, if v.name == r.info.expectedResource.get then "yes" else "NO",
+    Seq(r.info.name, r.info.expectedResource.get.text, v.name, if r.info.expectedResource.contains(v.named) then "yes" else "NO",
       f"${v.predicted}%.1f", f"${v.measured}%.1f", f"${v.ratio}%.3f", held,
       ver.map(x => f"${x.predicted}%.1f -> ${x.measured}%.1f (${x.ratio}%.2f)").getOrElse("-"))
   }
@@ -41,7 +41,7 @@ final case class AccuracyReport(records: Seq[RunRecord]):
   def table: String = MarkdownTable(header, rows)
 
   def score: String =
-    val right = cases.count(r => r.info.expectedResource.contains(Diagnosis(r).name))
+    val right = cases.count(r => r.info.expectedResource.contains(Diagnosis(r).named))
     val capped = cases.filter(finite)
     val close = capped.count(r => within(Diagnosis(r).ratio))
     val verified = verifications.count(v => within(v.ratio))

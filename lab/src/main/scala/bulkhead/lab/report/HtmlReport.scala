@@ -145,7 +145,7 @@ final class HtmlReport(report: SuiteReport):
       "diagnosis" -> v.explanation,
       "CPU" -> v.cpuMicrosPerRequest.fold("-")(us => f"service $us%.0f us per request"),
       "JDK" -> s.jdk,
-      "seed" -> s.seed.fold("none")(x => s"${x.figure} (seed ${x.file.take(3)}, row ${x.row})"),
+      "seed" -> s.seed.fold("none")(x => s"${x.figure} (seed ${x.id}, row ${x.row})"),
       "scenario" -> s.source)
     val missing = cs.missing.map(m => s"<p class=\"missing\">${Html.escape(m)}</p>").mkString("\n")
     val pools = PoolUsage.of(r)

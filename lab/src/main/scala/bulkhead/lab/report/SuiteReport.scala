@@ -31,7 +31,7 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
 
   def rows: Seq[Seq[String]] = results.map { r =>
     val v = Diagnosis(r)
-    val seed = r.info.seed.map(s => s"${s.figure} (seed ${s.file.take(3)}, row ${s.row})").getOrElse("-")
+    val seed = r.info.seed.map(s => s"${s.figure} (seed ${s.id}, row ${s.row})").getOrElse("-")
     val a = r.load.answers
     Seq(r.info.name, seed, f1(v.predicted), f1(v.measured), f"${v.ratio}%.3f",
       s"${f1(r.load.latency.p50Ms)} / ${f1(r.load.latency.p99Ms)}", s"${a.answered + a.unanswered - a.expected(r.info.expectedClass)}",
@@ -64,7 +64,7 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
          |- measured: ${if r.attempts.size > 1 then s"attempts ${r.attempts.map(f1).mkString(", ")} req/s; last: " else ""}${f1(v.measured)} req/s of ${s.expectedClass}, mean ${f1(l.meanMs)} ms, p50 ${f1(l.p50Ms)} ms, p99 ${f1(l.p99Ms)} ms; answers: ${r.load.answers.describe}
          |- diagnosis: ${v.explanation}
          |- CPU: ${v.cpuMicrosPerRequest.fold("-")(us => f"service $us%.0f us per request")}; JDK ${s.jdk}
-         |- seed: ${s.seed.map(x => s"${x.figure} (seed ${x.file.take(3)})").getOrElse("none")}; scenario file `${s.source}`
+         |- seed: ${s.seed.map(x => s"${x.figure} (seed ${x.id})").getOrElse("none")}; scenario file `${s.source}`
          |
          |Pools over the measured phase:
          |

@@ -41,7 +41,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         r
       }
       val stub = s.stubLatency.map { latency =>
-        val st = stack.stub(Seq("--latency", latency.describe) ++ s.stubFaults.flatMap(f => Seq("--fault", f)))
+        val st = stack.stub(Seq("--latency", latency.describe) ++ s.stubFaults.entries.flatMap(f => Seq("--fault", f)))
         started ::= st
         st
       }

@@ -1,16 +1,25 @@
 package bulkhead.lab.scenario
 
-import bulkhead.lab.diagnose.{Bound, LittlesLaw}
+import bulkhead.lab.diagnose.{Bound, CapName, LittlesLaw}
 import bulkhead.lab.process.Target
-import bulkhead.stub.Latency
+import bulkhead.stub.{FaultPlan, Latency}
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
 
 import java.nio.file.Path
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
-/** What a seed reported for the experiment a scenario reproduces. */
-final case class SeedFigure(file: String, row: Int, figure: String, requestsPerSecond: Option[Double])
+/**
+ * What a seed reported for the experiment a scenario reproduces.
+ *
+ * @param id the seed's number, three digits (`001`)
+ * @param row the experiment's row in DESIGN.md's table of the seeds
+ */
+final case class SeedFigure(id: String, row: Int, figure: String, requestsPerSecond: Option[Double])
+
+object SeedFigure:
+  /** A seed's number as the scenarios and the reports write it. */
+  val IdPattern = "[0-9]{3}"
 
 /** The load: wrk's closed loop, or a JMeter-style ramp to a number of clients, then a hold. */
 enum Load:
@@ -39,7 +48,8 @@ final case class Scenario(
     minJdk: Int,
     /** The stub's latency (`stub.latency`, in the stub's own syntax: `fixed:1000`), read by the stub's parser. */
     stubLatency: Option[Latency],
-    stubFaults: Seq[String],
+    /** The stub's faults (`stub.faults`, `kind=rate` each), read by the stub's parser. */
+    stubFaults: FaultPlan,
     redisCustomers: Option[Int],
     path: String,
     load: Load,
@@ -54,7 +64,7 @@ final case class Scenario(
     /** The status class that counts as throughput (`2xx` unless the scenario expects another). */
     expectedClass: String = "2xx",
     /** What the lab should name as the cap (diagnosis cases of `lab accuracy`), e.g. `pool blocking-pool`, `cpu`. */
-    expectedResource: Option[String] = None,
+    expectedResource: Option[CapName] = None,
     /** The service's heap (`-Xmx`, e.g. `400m`); the lab's default otherwise. */
     heap: Option[String] = None,
     /** A pool that holds each request for `workSeconds` (name, threads): with the clients, the Little's-law bound. */
@@ -76,7 +86,7 @@ final case class Scenario(
 object Scenario:
   /** Every key a scenario file may have; anything else is a mistake and is refused with its name. */
   val Keys: Set[String] = Set(
-    "name", "title", "seed.file", "seed.row", "seed.figure", "seed.requests-per-second",
+    "name", "title", "seed.id", "seed.row", "seed.figure", "seed.requests-per-second",
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
@@ -111,6 +121,8 @@ object Scenario:
       .map(Target.parse)
     val targets = named.collect { case Right(t) => t }
     val stubLatency = opt("stub.latency").map(Latency.parse)
+    val stubFaults = FaultPlan.parse(list("stub.faults"))
+    val expectedResource = opt("expect.resource").map(CapName.parse)
     val load: Either[String, Load] = driver match
       case "wrk" =>
         val connections = int("load.connections", 100)
@@ -127,7 +139,7 @@ object Scenario:
         Right(if short then full.copy(rampUp = full.rampUp.min(4.seconds), hold = full.hold.min(20.seconds)) else full)
       case other => Left(s"$file: load.driver must be wrk or ramp, was '$other'")
     load.flatMap { l =>
-      val seed = opt("seed.file").map(f => SeedFigure(f, int("seed.row", 0), opt("seed.figure").getOrElse(""),
+      val seed = opt("seed.id").map(id => SeedFigure(id, int("seed.row", 0), opt("seed.figure").getOrElse(""),
         if c.hasPath("seed.requests-per-second") then Some(c.getDouble("seed.requests-per-second")) else None))
       val path = opt("load.path").getOrElse("/hello")
       val checks = Seq(
@@ -139,6 +151,10 @@ object Scenario:
         named.collectFirst { case Left(e) => e },
         Option.when(targets.isEmpty)("targets must name at least one server"),
         stubLatency.flatMap(_.left.toOption).map(e => s"stub.latency: $e"),
+        stubFaults.left.toOption.map(e => s"stub.faults: $e"),
+        expectedResource.flatMap(_.left.toOption).map(e => s"expect.resource: $e"),
+        seed.map(_.id).filterNot(_.matches(SeedFigure.IdPattern)).map(id =>
+          s"seed.id must be the seed's three digits like 001, was '$id'"),
         opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
           s"expect.status-class must be one of 1xx..5xx, was '$c'"),
         Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
@@ -162,7 +178,7 @@ object Scenario:
         serviceFlags = list("service.flags"),
         minJdk = int("service.min-jdk", 17),
         stubLatency = stubLatency.flatMap(_.toOption),
-        stubFaults = list("stub.faults"),
+        stubFaults = stubFaults.getOrElse(FaultPlan.None),
         redisCustomers = if c.hasPath("redis.customers") then Some(c.getInt("redis.customers")) else None,
         path = path,
         load = l,
@@ -175,7 +191,7 @@ object Scenario:
         source = file,
         targets = targets,
         expectedClass = opt("expect.status-class").getOrElse("2xx"),
-        expectedResource = opt("expect.resource"),
+        expectedResource = expectedResource.flatMap(_.toOption),
         heap = opt("service.heap"),
         boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
           yield (p, t),

@@ -126,8 +126,20 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
   }
 
+  it should "answer --version with the pom's version and exit 0" in {
+    val pomVersion = "<version>([^<]+)</version>".r.findFirstMatchIn(
+      java.nio.file.Files.readString(java.nio.file.Path.of("../pom.xml"))).get.group(1)
+    for args <- Seq(Seq("--version"), Seq("version")) do
+      val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
+      withClue(s"${args.mkString(" ")} -> exit $code: $out") {
+        code shouldBe 0
+        out should include(s"bulkhead lab $pomVersion")
+      }
+  }
+
   it should "answer --help on every command with its usage and exit 0, starting nothing" in {
-    (bulkhead.lab.LabMain.Commands.map(_.name).filterNot(_ == "bench").map(c => Seq(c, "--help")) :+ Seq("--help"))
+    (bulkhead.lab.LabMain.Commands.map(_.name).map(c => Seq(c, "--help")) ++
+      Seq(Seq("bench", "report", "--help"), Seq("bench", "hello", "-h"), Seq("--help")))
       .foreach { args =>
         val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
         withClue(s"${args.mkString(" ")} -> exit $code: $out") {

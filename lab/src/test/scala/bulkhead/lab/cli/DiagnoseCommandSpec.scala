@@ -26,7 +26,8 @@ class DiagnoseCommandSpec extends AnyFlatSpec with Matchers:
       verdict.name shouldBe "pool qtp"
       // 12 threads, one of them Jetty's acceptor and one its selector: 10 hold requests of 100 ms.
       verdict.predicted shouldBe (100.0 +- 15.0)
-      // Threads caught between two requests lower the busy count a little; a loaded CI machine read 0.87.
+      // Threads caught between two requests lower the busy count, and more so when wrk and the sampler share the
+      // machine's cores with Jetty: the ratio is held within 20 %, not the diagnosis's 5 % of noise.
       verdict.ratio shouldBe (1.0 +- 0.2)
       verdict.fix.map(_.sentence).get should include("QueuedThreadPool maxThreads")
       RecordJson.read(dir.resolve(RecordJson.FileName)).isRight shouldBe true

@@ -1,15 +1,30 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.testkit.Fixtures
+import bulkhead.service.config.ServiceSettings
 import com.typesafe.config.ConfigFactory
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
 class ServiceDefaultsSpec extends AnyFlatSpec with Matchers:
 
-  "ServiceDefaults" should "read the shipped settings from the service build the lab starts" in {
-    // The lab's tests have the same service build on their own classpath: both readings must agree.
-    ServiceDefaults.read(Fixtures.launch.serviceClasspath) shouldBe ServiceDefaults.of(ConfigFactory.defaultReference())
+  "ServiceDefaults" should "read from the service build the lab starts what the service's own settings reader reads" in {
+    // The service's typed settings, read by its own reader from the reference.conf on the lab's test classpath: a key
+    // the lab reads under another name or unit than the service does fails here.
+    val service = ServiceSettings(ConfigFactory.defaultReference())
+    val soap = service.enrichment.soap
+    val d = ServiceDefaults.read(Fixtures.launch.serviceClasspath)
+    d.maxConnections shouldBe service.server.maxConnections
+    d.refusedConnections shouldBe service.server.refusedConnections
+    d.maxInFlight shouldBe service.enrichment.maxInFlight
+    d.soapTimeout shouldBe soap.requestTimeout
+    d.breakerMaxFailures shouldBe soap.breaker.maxFailures
+    d.breakerReset shouldBe soap.breaker.resetTimeout
+    d.requestHeadTimeout shouldBe service.server.requestHeadTimeout
+    d.idleTimeout shouldBe service.server.idleTimeout
+    d.requestTimeout shouldBe service.server.requestTimeout
+    d.workQueue should (startWith(s"${soap.workQueue.core}..${soap.workQueue.max} threads, queue ${soap.workQueue.queue},")
+      and include(s"at most ${soap.workQueue.maxWait.toMillis / 1000.0} s"))
   }
 
   it should "say which settings a report's figures came from" in {

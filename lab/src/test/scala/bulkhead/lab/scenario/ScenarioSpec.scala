@@ -1,7 +1,8 @@
 package bulkhead.lab.scenario
 
+import bulkhead.lab.diagnose.{CapName, Resource}
 import bulkhead.lab.process.Target
-import bulkhead.stub.Latency
+import bulkhead.stub.{Fault, FaultPlan, Latency}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -83,6 +84,35 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     read("stub.latency = \"uniform:9:1\"\n").left.toOption.get should
       include(s"stub.latency: ${Latency.parse("uniform:9:1").left.toOption.get}")
     read("stub.latency = \"normal:1000:100\"\n").map(_.stubLatency) shouldBe Right(Some(Latency.Normal(1000, 100)))
+  }
+
+  it should "be refused with a bad stub.faults and the stub's own message, naming the value" in {
+    read("stub.faults = [\"meteor=0.5\"]\n").left.toOption.get should
+      (include("stub.faults: ") and include("'meteor'") and include(Fault.values.map(_.key).mkString(", ")))
+    read("stub.faults = [\"reset=2\"]\n").left.toOption.get should include("'reset=2'")
+    read("stub.faults = [\"reset=0.5\", \"trickle=0.25\"]\n").map(_.stubFaults) shouldBe
+      Right(FaultPlan(Map(Fault.Reset -> 0.5, Fault.Trickle -> 0.25)))
+    read("name = x\n").map(_.stubFaults) shouldBe Right(FaultPlan.None)
+  }
+
+  it should "read expect.resource as the cap it names, refusing an unknown one with the valid names listed" in {
+    read("expect.resource = \"pool blocking-pool\"\n").map(_.expectedResource) shouldBe
+      Right(Some(CapName(Resource.Pool, Some("blocking-pool"))))
+    read("expect.resource = \"soap-host-pool\"\n").map(_.expectedResource) shouldBe
+      Right(Some(CapName(Resource.HostPool)))
+    val unknown = read("expect.resource = \"disk\"\n").left.toOption.get
+    unknown should include("expect.resource: unknown resource 'disk'")
+    Resource.values.filterNot(_ == Resource.Pool).foreach(r => unknown should include(r.key))
+    unknown should include("pool <name>")
+    read("expect.resource = \"pool\"\n").left.toOption.get should include("names no pool")
+    read("expect.resource = \"cpu 2\"\n").left.toOption.get should include("'cpu 2'")
+  }
+
+  it should "read the seed's id, refusing one that is not its three digits" in {
+    read("seed { id = \"004\", row = 9, figure = \"19.9 req/s\" }\n").map(_.seed.map(_.id)) shouldBe Right(Some("004"))
+    read("seed { id = \"004_16f4763590c33bbe.txt\", row = 9 }\n").left.toOption.get should
+      include("seed.id must be the seed's three digits like 001, was '004_16f4763590c33bbe.txt'")
+    read("seed { file = \"004_16f4763590c33bbe.txt\", row = 9 }\n").left.toOption.get should include("unknown key seed.file")
   }
 
   it should "say which file is missing" in {

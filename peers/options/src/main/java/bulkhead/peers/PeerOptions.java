@@ -80,6 +80,12 @@ public final class PeerOptions {
   }
 
   /** Stops the start: exit code 2 and the message, as for every bad flag. */
+  /** The server could not bind `port`: says why and stops the start with exit code 1. */
+  public void cannotBind(String program, Object why) {
+    System.err.println(program + ": cannot bind port " + port + ": " + why);
+    System.exit(1);
+  }
+
   public static void fail(String program, String message) {
     System.err.println(program + ": " + message);
     System.exit(2);

@@ -41,9 +41,8 @@ object Main {
     Http().newServerAt("127.0.0.1", options.port).bind(route).onComplete {
       case Success(binding) => options.announce(Program, binding.localAddress.getPort)
       case Failure(e) =>
-        System.err.println(s"$Program: cannot bind port ${options.port}: ${e.getMessage}")
         system.terminate()
-        sys.exit(1)
+        options.cannotBind(Program, e.getMessage)
     }
   }
 }

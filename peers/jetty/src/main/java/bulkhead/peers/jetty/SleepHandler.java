@@ -1,5 +1,7 @@
 package bulkhead.peers.jetty;
 
+import bulkhead.peers.JsonError;
+import bulkhead.peers.SleepRequest;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Content;
@@ -14,8 +16,6 @@ import org.eclipse.jetty.util.Callback;
  * scenario drives both. Bad input is a 400 with a JSON error, an unknown path a 404.
  */
 final class SleepHandler extends Handler.Abstract {
-  private static final int MaxMs = 60_000;
-
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     String path = Request.getPathInContext(request);
@@ -26,17 +26,11 @@ final class SleepHandler extends Handler.Abstract {
       case "/hello":
         return ok(response, callback);
       case "/work/pool": {
-        String raw = Request.extractQueryParameters(request).getValue("ms");
-        int ms;
-        try {
-          ms = raw == null ? 100 : Integer.parseInt(raw);
-        } catch (NumberFormatException e) {
-          return error(response, callback, HttpStatus.BAD_REQUEST_400, "bad ms", "ms must be a number, was '" + raw + "'");
+        SleepRequest sleep = SleepRequest.of(Request.extractQueryParameters(request).getValue("ms"));
+        if (sleep.refusal != null) {
+          return error(response, callback, HttpStatus.BAD_REQUEST_400, "bad ms", sleep.refusal);
         }
-        if (ms < 0 || ms > MaxMs) {
-          return error(response, callback, HttpStatus.BAD_REQUEST_400, "bad ms", "ms must be 0.." + MaxMs + ", was " + ms);
-        }
-        Thread.sleep(ms);
+        Thread.sleep(sleep.ms);
         return ok(response, callback);
       }
       default:
@@ -53,18 +47,7 @@ final class SleepHandler extends Handler.Abstract {
   private static boolean error(Response response, Callback callback, int status, String error, String detail) {
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    Content.Sink.write(response, true, "{\"error\": \"" + json(error) + "\", \"detail\": \"" + json(detail) + "\"}",
-        callback);
+    Content.Sink.write(response, true, JsonError.body(error, detail), callback);
     return true;
-  }
-
-  private static String json(String s) {
-    StringBuilder b = new StringBuilder();
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') b.append('\\').append(c);
-      else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-      else b.append(c);
-    }
-    return b.toString();
   }
 }

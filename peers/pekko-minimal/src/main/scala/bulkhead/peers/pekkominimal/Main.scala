@@ -19,7 +19,5 @@ object Main:
     val route = path("hello")(get(complete("OK")))
     Http().newServerAt("127.0.0.1", options.port).bind(route).onComplete {
       case Success(binding) => options.announce(Program, binding.localAddress.getPort)
-      case Failure(e) =>
-        System.err.println(s"$Program: cannot bind port ${options.port}: ${e.getMessage}")
-        sys.exit(1)
+      case Failure(e) => options.cannotBind(Program, e.getMessage)
     }

@@ -29,9 +29,8 @@ object Main {
     (IO(Http) ? Http.Bind(handler, interface = "127.0.0.1", port = options.port)).foreach {
       case bound: Http.Bound => options.announce(Program, bound.localAddress.getPort)
       case other =>
-        System.err.println(s"$Program: cannot bind port ${options.port}: $other")
         system.shutdown()
-        sys.exit(1)
+        options.cannotBind(Program, other)
     }
   }
 }

@@ -1,5 +1,7 @@
 package bulkhead.peers.tomcat;
 
+import bulkhead.peers.JsonError;
+import bulkhead.peers.SleepRequest;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -10,8 +12,6 @@ import java.io.IOException;
  * then answers "OK". The same paths as bulkhead's. Bad input is a 400 with a JSON error, an unknown path a 404.
  */
 final class SleepServlet extends HttpServlet {
-  private static final int MaxMs = 60_000;
-
   @Override
   protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
     String path = request.getRequestURI();
@@ -20,20 +20,13 @@ final class SleepServlet extends HttpServlet {
         ok(response);
         return;
       case "/work/pool": {
-        String raw = request.getParameter("ms");
-        int ms;
-        try {
-          ms = raw == null ? 100 : Integer.parseInt(raw);
-        } catch (NumberFormatException e) {
-          error(response, 400, "bad ms", "ms must be a number, was '" + raw + "'");
-          return;
-        }
-        if (ms < 0 || ms > MaxMs) {
-          error(response, 400, "bad ms", "ms must be 0.." + MaxMs + ", was " + ms);
+        SleepRequest sleep = SleepRequest.of(request.getParameter("ms"));
+        if (sleep.refusal != null) {
+          error(response, 400, "bad ms", sleep.refusal);
           return;
         }
         try {
-          Thread.sleep(ms);
+          Thread.sleep(sleep.ms);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           error(response, 503, "interrupted", "the server is stopping");
@@ -55,16 +48,6 @@ final class SleepServlet extends HttpServlet {
   private static void error(HttpServletResponse response, int status, String error, String detail) throws IOException {
     response.setStatus(status);
     response.setContentType("application/json");
-    response.getWriter().write("{\"error\": \"" + json(error) + "\", \"detail\": \"" + json(detail) + "\"}");
-  }
-
-  private static String json(String s) {
-    StringBuilder b = new StringBuilder();
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') b.append('\\').append(c);
-      else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-      else b.append(c);
-    }
-    return b.toString();
+    response.getWriter().write(JsonError.body(error, detail));
   }
 }
