@@ -21,11 +21,17 @@ final class SafeXml(maxBytes: Int):
     f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false)
     f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true)
     f
+  // optimization: one parser per thread, reset after each answer, not one per answer: a new parser builds its whole
+  // configuration (symbol table, scanners, the features above) again. A parser is not thread-safe; a thread's is
+  // used by that thread alone. Virtual threads live for one call, so each still builds one.
+  private val parsers = ThreadLocal.withInitial(() => factory.newSAXParser())
 
   def parse(bytes: Array[Byte]): Either[String, Elem] =
     if bytes.length > maxBytes then Left(s"body of ${bytes.length} bytes is above the limit of $maxBytes")
     else
-      Try(XML.withSAXParser(factory.newSAXParser()).load(ByteArrayInputStream(bytes))).toEither.left.map { e =>
+      val parser = parsers.get()
+      val read = try Try(XML.withSAXParser(parser).load(ByteArrayInputStream(bytes))) finally parser.reset()
+      read.toEither.left.map { e =>
         val msg = Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
         if msg.contains("DOCTYPE") then "DOCTYPE is not allowed" else s"unreadable XML: ${msg.take(200)}"
       }

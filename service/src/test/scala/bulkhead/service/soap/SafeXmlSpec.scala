@@ -31,3 +31,11 @@ class SafeXmlSpec extends AnyFlatSpec with Matchers:
   it should "report malformed XML without a stack trace" in {
     xml.parse(SoapMessages.malformed).left.toOption.get should startWith("unreadable XML")
   }
+
+  it should "read an answer after refusing hostile ones on the same thread (its parser is reused)" in {
+    val c = CustomerDirectory(10).find(4).get
+    xml.parse(SoapMessages.xxe).isLeft shouldBe true
+    xml.parse(SoapMessages.malformed).isLeft shouldBe true
+    (xml.parse(SoapMessages.customer(c)).toOption.get \\ "name").text shouldBe c.name
+    xml.parse(SoapMessages.billionLaughs) shouldBe Left("DOCTYPE is not allowed")
+  }
