@@ -29,7 +29,9 @@ object Nginx:
        |}
        |""".stripMargin
 
-  def start(dir: Path): Served =
+  def start(into: Path): Served =
+    // nginx reads -c and the paths in its configuration relative to its -p prefix: every path absolute.
+    val dir = into.toAbsolutePath
     val port = Stack.freePort()
     Files.createDirectories(dir.resolve("nginx-tmp"))
     val conf = dir.resolve("nginx.conf")
