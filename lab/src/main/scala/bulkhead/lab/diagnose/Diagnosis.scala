@@ -24,6 +24,8 @@ object Diagnosis:
   val Noise = 0.05
   /** Errors above this share of the requests are named first. */
   val MaterialErrors = 0.05
+  /** A held resource whose cap is above the measurement by more than this does not outrank a full CPU. */
+  val Binding = 0.2
   /** The machine counts as saturated at this busy share. */
   val CpuSaturated = 0.9
   /**
@@ -40,7 +42,8 @@ object Diagnosis:
    * resource of every node is one of `nodes` (size, occupancy, rate and queue summed over them).
    */
   final case class Measured(resource: Resource, subject: String, size: Double, occupancy: Double, rate: Double,
-      saturated: Boolean, queued: Option[Double], detail: String, nodes: Int = 1, frame: Option[String] = None):
+      saturated: Boolean, queued: Option[Double], detail: String, nodes: Int = 1, frame: Option[String] = None,
+      heldByGaugeOnly: Boolean = false):
     def hold: Double = occupancy / rate
     def cap: Double = rate * size / occupancy
     def sizePerNode: Double = size / nodes
@@ -110,7 +113,8 @@ private final class DiagnosisOf(r: RunRecord):
       // Held, not computing: most busy threads wait in a blocking frame. With an executor's active count, the threads
       // it calls active but the dump does not see computing are held (a parked wait is not a known blocking frame).
       val computing = mean(seen.map(_.map(p => (p.busy - p.blocked).max(0).toDouble).getOrElse(0.0)))
-      val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else blocked >= mean(busy) * 0.5
+      val dumpSeesHeld = mean(busy) > 0 && blocked >= mean(busy) * 0.5
+      val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else dumpSeesHeld
       // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges.
       if occupancy <= 0 || size <= 0 || !holding || (label.isEmpty && size < 2) then None
       else
@@ -123,7 +127,7 @@ private final class DiagnosisOf(r: RunRecord):
         Some(Measured(Resource.Pool, subject, size, occupancy, rate, mostly(occupancySeries.map(_ >= size * FullShare)),
           queued, f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
             s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})",
-          frame = Some(frame)))
+          frame = Some(frame), heldByGaugeOnly = active.isDefined && !dumpSeesHeld))
     }
 
   /**
@@ -173,7 +177,8 @@ private final class DiagnosisOf(r: RunRecord):
       Option(each.flatMap(_.queued)).filter(_.size == n).map(_.sum),
       f"${occupancy / n}%.1f of ${size / n}%.0f $unit on each of $n nodes (" +
         each.map(m => f"${m.occupancy}%.1f").mkString(", ") + first.frame.fold("")(f => s"; in $f") +
-        f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame)
+        f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame,
+      heldByGaugeOnly = each.exists(_.heldByGaugeOnly))
 
   /**
    * The server's connection limit: connections served (those open, up to the limit: a connection above it is answered
@@ -251,12 +256,18 @@ private final class DiagnosisOf(r: RunRecord):
   private def valid(c: Double) = c >= X * (1 - Noise)
 
   /**
-   * The saturated resource with the smallest cap. A full CPU is named only when nothing else is saturated: threads held
-   * by blocking work cap throughput whatever the CPU does, and the CPU then shows as what caps after their fix.
+   * The saturated resource with the smallest cap. A full CPU is named only when no held resource binds: threads held
+   * by blocking work cap throughput whatever the CPU does, and the CPU then shows as what caps after their fix. A held
+   * resource binds when its cap is near the measurement (what flows through a full resource is what it lets through).
+   * A pool held by its executor's active count alone, its threads not seen waiting in the dumps, does not outrank a
+   * full CPU either: a fork-join pool that runs the sockets' actors counts threads active while they look for work or
+   * wait for a core.
    */
   private val chosen: Option[Measured] =
     val full = candidates.filter(m => m.saturated && valid(m.cap)).sortBy(_.cap)
-    val held = full.filterNot(_.resource == Resource.Cpu)
+    val cpuFull = full.exists(_.resource == Resource.Cpu)
+    val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= X * (1 + Binding) &&
+      !(cpuFull && m.heldByGaugeOnly))
     val among = if held.nonEmpty then held else full
     among.headOption.map(least => among.filter(_.cap <= least.cap * (1 + Noise)).minBy(order))
 

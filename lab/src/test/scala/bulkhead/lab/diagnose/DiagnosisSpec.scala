@@ -183,6 +183,16 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.ratio shouldBe (1.0 +- 0.1)
   }
 
+  it should "name the CPU, not the default dispatcher, for /hello with the sockets' actors on that dispatcher" in {
+    // Its fork-join pool counts threads active while they look for work: active 6 of 8 on the mean, full at moments,
+    // its Little's-law cap a third above what flowed through it, while the machine was 100 % busy.
+    val r = recorded("hello-tcp-on-default-dispatcher")
+    val v = Diagnosis(r)
+    v.resource shouldBe Resource.Cpu
+    v.ratio shouldBe (1.0 +- 0.1)
+    Diagnosis.resources(r).find(_.name == "pool default-dispatcher").map(_.perSecond / r.throughput).get should be > 1.2
+  }
+
   it should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
     val r = recorded("pool-4-queueing")
     r.load.latency.meanMs should be > 300.0
