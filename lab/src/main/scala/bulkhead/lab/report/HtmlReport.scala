@@ -212,7 +212,10 @@ object HtmlReport:
         val kind = p.size.map(s => f" (size $s%.0f)").getOrElse(if p.virtual then " (virtual threads)" else "")
         Chart.of(s"$id-pool-$i", s"${p.shortName}$kind", Chart.Time, "threads", t.pool(p), unit2 = Some("queued"))
       }
-    RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why })
+    val unansweredOverRun = Option.when(r.load.answers.unanswered > 0 && r.load.seconds.forall(_.unanswered.isEmpty))(
+      f"requests without an answer per second: not recorded ($driver counts its ${r.load.answers.unanswered}%,d " +
+        s"socket errors and timeouts over the whole run only: ${r.load.answers.describe})")
+    RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why } ++ unansweredOverRun)
 
   /** A re-run of `--verify` whose original is in the same report: its card is the original's. */
   def isRerun(r: RunRecord, all: Seq[RunRecord]): Boolean =
