@@ -115,8 +115,11 @@ private final class DiagnosisOf(r: RunRecord):
       val computing = mean(seen.map(_.map(p => (p.busy - p.blocked).max(0).toDouble).getOrElse(0.0)))
       val dumpSeesHeld = mean(busy) > 0 && blocked >= mean(busy) * 0.5
       val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else dumpSeesHeld
-      // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges.
-      if occupancy <= 0 || size <= 0 || !holding || (label.isEmpty && size < 2) then None
+      // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges. Virtual
+      // threads are one per task: every one is busy, none waits for a free one, so they have no size to be full at
+      // (what bounds them is a limit in front of them, whose refusals are errors).
+      val virtual = seen.flatten.exists(_.virtual)
+      if occupancy <= 0 || size <= 0 || !holding || virtual || (label.isEmpty && size < 2) then None
       else
         val counted = label.flatMap(l => rateOf(_.pool(l).flatMap(_.completed))).filter(_ > 0)
         val rate = counted.getOrElse(fallbackRate)

@@ -1,7 +1,9 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{RequestLog, RequestOutcome}
-import com.typesafe.config.ConfigFactory
+import bulkhead.lab.load.{ClosedLoopUsers, Latencies, LoadFigures, RequestLog, RequestOutcome}
+import com.github.plokhotnyuk.jsoniter_scala.core.*
+import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
+import com.typesafe.config.{ConfigFactory, ConfigRenderOptions}
 
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
@@ -23,11 +25,12 @@ final case class SecondRow(second: Int, outcomes: Map[RequestOutcome, Int], okP5
 /**
  * What one fault run recorded, and all the verdict needs: phase times (seconds since the load started), counts per
  * user group and outcome, a per-second timeline, OK answers per 100 ms (for the recovery time), resources before and
- * after. Written as JSON next to the report so the verdict can be re-checked on recorded data.
+ * after. `load`: the requests that ended before the load stopped, as every load driver reports them (None in records
+ * written before they were). Written as JSON next to the report so the verdict can be re-checked on recorded data.
  */
 final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, endAt: Double,
     totals: Map[(String, RequestOutcome), Int], seconds: Seq[SecondRow], okPerTenth: Seq[Int], before: Resources,
-    after: Resources, missingRetryAfter: Int, usersEnded: Boolean):
+    after: Resources, missingRetryAfter: Int, usersEnded: Boolean, load: Option[LoadFigures] = None):
   /** Answers by status, over every user group. */
   def statuses: Map[Int, Int] = totals.toSeq.flatMap { case ((_, o), n) => o.status.map(_ -> n) }
     .groupMapReduce(_._1)(_._2)(_ + _)
@@ -47,36 +50,40 @@ final case class FaultRecord(fault: String, injectAt: Double, clearAt: Double, e
         s""""connections":${opt(r.connections)},"inFlight":${opt(r.inFlight)},"degraded":${opt(r.degraded)},""" +
         s""""breakerOpenings":${opt(r.breakerOpenings)}}"""
     }.mkString("[\n", ",\n", "\n]")
+    val loadJson = load.fold("")(l => ",\n\"load\":" + writeToString(l)(using FaultRecord.loadCodec))
     s"""{"fault":"$fault","injectAt":$injectAt,"clearAt":$clearAt,"endAt":$endAt,
        |"before":${resources(before)},
        |"after":${resources(after)},
        |"missingRetryAfter":$missingRetryAfter,"usersEnded":$usersEnded,
        |"okPerTenth":${okPerTenth.mkString("[", ",", "]")},
        |"totals":$totalsJson,
-       |"seconds":$rows}
+       |"seconds":$rows$loadJson}
        |""".stripMargin
 
 object FaultRecord:
-  /** Aggregates a run's request log and gauge samples. */
-  def of(fault: String, injectAt: Double, clearAt: Double, endAt: Double, log: Seq[RequestLog.Entry],
+  private[faults] val loadCodec: JsonValueCodec[LoadFigures] = JsonCodecMaker.make
+
+  /** Aggregates a run's request log (of `users` steady users) and gauge samples. */
+  def of(fault: String, injectAt: Double, clearAt: Double, endAt: Double, log: Seq[RequestLog.Entry], users: Int,
       gauges: Map[Int, SecondRow], before: Resources, after: Resources, usersEnded: Boolean): FaultRecord =
     val totals = log.groupMapReduce(e => (e.group, e.outcome))(_ => 1)(_ + _)
     val lastSecond = math.ceil(endAt).toInt
     val bySecond = log.groupBy(_.endSecond.toInt)
     val rows = (0 until lastSecond).map { s =>
       val entries = bySecond.getOrElse(s, Nil)
-      val okLatencies = entries.filter(_.outcome.ok).map(_.latencyMs).sorted
-      def pct(p: Double) = if okLatencies.isEmpty then Double.NaN
-        else okLatencies(((okLatencies.size - 1) * p).round.toInt)
+      val ok = Option(entries.filter(_.outcome.ok).map(_.latencyMs)).filter(_.nonEmpty).map(Latencies.ofMillis)
       val g = gauges.get(s)
-      SecondRow(s, entries.groupMapReduce(_.outcome)(_ => 1)(_ + _), pct(0.5), pct(0.99), g.flatMap(_.breaker),
+      SecondRow(s, entries.groupMapReduce(_.outcome)(_ => 1)(_ + _), ok.fold(Double.NaN)(_.p50Ms),
+        ok.fold(Double.NaN)(_.p99Ms), g.flatMap(_.breaker),
         g.flatMap(_.threads), g.flatMap(_.heapMb), g.flatMap(_.connections), g.flatMap(_.inFlight),
         g.flatMap(_.degraded), g.flatMap(_.breakerOpenings))
     }
     val tenths = Array.fill(lastSecond * 10 + 1)(0)
     log.filter(_.outcome.ok).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
     val missing = log.count(e => e.outcome == RequestOutcome.Status(503) && e.retryAfter.isEmpty)
-    FaultRecord(fault, injectAt, clearAt, endAt, totals, rows, tenths.toSeq, before, after, missing, usersEnded)
+    val load = ClosedLoopUsers.figures(log, users, 0.0, endAt, s"$users closed-loop users on /customers, fault $fault")
+    FaultRecord(fault, injectAt, clearAt, endAt, totals, rows, tenths.toSeq, before, after, missing, usersEnded,
+      Some(load))
 
   def read(file: Path): FaultRecord =
     val c = ConfigFactory.parseString(Files.readString(file))
@@ -102,4 +109,6 @@ object FaultRecord:
     }
     FaultRecord(c.getString("fault"), c.getDouble("injectAt"), c.getDouble("clearAt"), c.getDouble("endAt"), totals,
       rows, c.getIntList("okPerTenth").asScala.map(_.toInt).toSeq, res("before"), res("after"),
-      c.getInt("missingRetryAfter"), c.getBoolean("usersEnded"))
+      c.getInt("missingRetryAfter"), c.getBoolean("usersEnded"),
+      Option.when(c.hasPath("load"))(readFromString(c.getValue("load").render(ConfigRenderOptions.concise()))(
+        using loadCodec)))

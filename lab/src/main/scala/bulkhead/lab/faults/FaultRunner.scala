@@ -3,7 +3,7 @@ package bulkhead.lab.faults
 import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, RequestLog, RunningGroup, UserGroup}
 import bulkhead.lab.process.{RedisCommand, Served, Stack}
-import bulkhead.lab.sample.MetricsScrape
+import bulkhead.lab.sample.MetricsReading
 import bulkhead.stub.Latency
 
 import scala.collection.concurrent.TrieMap
@@ -60,7 +60,7 @@ final class FaultRunner(stack: Stack, var redis: Served, stub: Served, service: 
       target.releaseAll()
       Thread.sleep(500)
       val after = gauges.resources()
-      FaultRecord.of(fault.name, injectAt, clearAt, endAt, log.all, rows, before, after, ended)
+      FaultRecord.of(fault.name, injectAt, clearAt, endAt, log.all, steadyUsers, rows, before, after, ended)
     finally
       steady.abandon()
       target.stopAll()
@@ -131,5 +131,5 @@ object FaultRunner:
     few.stop()
     all.stop()
     val deadline = System.nanoTime() + 30.seconds.toNanos
-    while Stack.get(service.url("/metrics")).toOption.flatMap(t => MetricsScrape.parse(t).get("soap_circuit_state"))
+    while Stack.get(service.url("/metrics")).toOption.flatMap(t => MetricsReading.parse(t).circuitState)
         .exists(_ > 0) && System.nanoTime() < deadline do Thread.sleep(200)

@@ -78,7 +78,7 @@ object NodeKilled:
         val timeline = cluster.stop().values.toSeq.sortBy(_.second)
         Thread.sleep(500)
         val after = gauges.map((a, g) => a -> g.resources()).toMap
-        val run = FaultRecord.of(Name, killAt, restartAt, endAt, log.all, rows, before(front.address),
+        val run = FaultRecord.of(Name, killAt, restartAt, endAt, log.all, s.clients, rows, before(front.address),
           after(front.address), ended)
         NodeKilledRecord(nodes.map(_.address), victim.address, s.clients, s.bound, s.boundWhat, run, timeline,
           survivors.map(n => SurvivorResources(n.address, before(n.address), after(n.address))))

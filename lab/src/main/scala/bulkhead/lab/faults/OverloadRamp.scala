@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, RequestOutcome, RunningGroup, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, Latencies, RequestLog, RequestOutcome, RunningGroup, UserGroup}
 import bulkhead.lab.process.Served
 import bulkhead.lab.sample.CpuUsage
 
@@ -74,14 +74,14 @@ object OverloadRamp:
     windows.map { (f, n, from, to, cores, busy) =>
       val in = entries.filter(e => e.endSecond >= from && e.endSecond < to)
       val seconds = (to - from).max(0.001)
-      def pct(xs: Seq[Double], p: Double) =
-        if xs.isEmpty then Double.NaN else xs.sorted.apply(((xs.size - 1) * p).round.toInt)
-      val ok = in.filter(_.outcome == Ok).map(_.latencyMs)
+      def latencies(es: Seq[RequestLog.Entry]) = Option(es.map(_.latencyMs)).filter(_.nonEmpty).map(Latencies.ofMillis)
+      val ok = in.filter(_.outcome == Ok)
       val shed = in.filter(_.outcome == Shed)
+      val (okLatency, shedLatency) = (latencies(ok), latencies(shed))
       val ps = probes.asScala.toSeq.filter((_, end, _, _) => end >= from && end < to)
       def maxOf(path: String) = ps.filter(_._1 == path).map(_._3).maxOption.getOrElse(Double.NaN)
-      OverloadStep(f, n, ok.size / seconds, shed.size / seconds, pct(ok, 0.5), pct(ok, 0.99),
-        pct(shed.map(_.latencyMs), 0.5), shed.count(_.retryAfter.isEmpty),
+      OverloadStep(f, n, ok.size / seconds, shed.size / seconds, okLatency.fold(Double.NaN)(_.p50Ms),
+        okLatency.fold(Double.NaN)(_.p99Ms), shedLatency.fold(Double.NaN)(_.p50Ms), shed.count(_.retryAfter.isEmpty),
         in.map(_.outcome).filter(o => o.answered && o != Ok && o != Shed).groupMapReduce(_.label)(_ => 1)(_ + _),
         in.count(!_.answered) + (if ended then 0 else 1), maxOf("/hello"), maxOf("/health"), ps.count(!_._4), cores,
         busy)

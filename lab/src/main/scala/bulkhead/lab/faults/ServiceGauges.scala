@@ -1,7 +1,7 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.process.{Children, Stack}
-import bulkhead.lab.sample.{Attach, MetricsScrape, PoolNames, ProcessThreads, ThreadSampler}
+import bulkhead.lab.sample.{Attach, MetricsReading, ProcessThreads, ThreadSampler}
 
 import scala.concurrent.duration.*
 
@@ -10,12 +10,11 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
   /** Breaker, threads, heap, connections, in-flight and degraded answers at each second since `t0Nanos`. */
   def sampleEverySecond(t0Nanos: Long): EverySecond[SecondRow] =
     EverySecond.start("lab-fault-gauges", t0Nanos) { second =>
-      val scrape = Stack.get(metricsUrl, 2.seconds).toOption.map(MetricsScrape.parse)
+      val m = Stack.get(metricsUrl, 2.seconds).toOption.map(MetricsReading.parse)
       val threads = ProcessThreads.read(pid).map(_.threads)
-      def g(name: String) = scrape.flatMap(_.get(name))
-      SecondRow(second, Map.empty, Double.NaN, Double.NaN, g("soap_circuit_state"), threads,
-        scrape.map(ServiceGauges.heapMb), g("http_server_connections_open"), g("enrichment_in_flight"),
-        g("enrichment_loyalty_unavailable_total"), g("soap_circuit_opened_total"))
+      SecondRow(second, Map.empty, Double.NaN, Double.NaN, m.flatMap(_.circuitState), threads,
+        m.flatMap(_.heapUsedMb), m.flatMap(_.connectionsOpen), m.flatMap(_.enrichmentInFlight),
+        m.flatMap(_.loyaltyUnavailable), m.flatMap(_.circuitOpenings))
     }
 
   /**
@@ -29,12 +28,8 @@ final class ServiceGauges(pid: Long, metricsUrl: String):
       .orElse(Children.runToCompletion(Seq(ThreadSampler.jcmd, pid.toString, "GC.run"), 30.seconds)).isRight
     Thread.sleep(200)
     val heap = Stack.get(metricsUrl, 5.seconds).toOption.filter(_ => collected)
-      .map(t => ServiceGauges.heapMb(MetricsScrape.parse(t)))
+      .flatMap(t => MetricsReading.parse(t).heapUsedMb)
     ThreadSampler.sample(pid).orElse(ThreadSampler.sample(pid)) match
       case Right(pools) if pools.nonEmpty =>
         Resources(pools.map(_.threads).sum, heap.getOrElse(Double.NaN), pools.map(p => p.pool -> p.threads).toMap)
       case _ => Resources(-1, heap.getOrElse(Double.NaN))
-
-object ServiceGauges:
-  def heapMb(s: MetricsScrape): Double =
-    s.values.collect { case (k, v) if k.startsWith("jvm_memory_used_bytes{area=\"heap\"") => v }.sum / 1024 / 1024

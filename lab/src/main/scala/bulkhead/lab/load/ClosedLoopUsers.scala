@@ -107,6 +107,29 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
 object ClosedLoopUsers:
   def start(group: UserGroup, log: RequestLog): RunningGroup = RunningGroup(group, log)
 
+  /**
+   * The requests of a log that ended in `[from, to)` (seconds of the log) as every load driver reports them: answers by
+   * status class, HdrHistogram latencies of the answers, and each second with the requests that got no answer. A
+   * connection that failed is a connect error, one closed, reset or abandoned before its answer a read error.
+   */
+  def figures(log: Seq[RequestLog.Entry], clients: Int, from: Double, to: Double, description: String): LoadFigures =
+    val in = log.filter(e => e.endSecond >= from && e.endSecond < to)
+    def byClass(es: Seq[RequestLog.Entry]) = es.flatMap(_.outcome.status).groupMapReduce(Answers.classOf)(_ => 1L)(_ + _)
+    def count(outcomes: RequestOutcome*) = in.count(e => outcomes.contains(e.outcome)).toLong
+    val answers = Answers(byClass(in), count(RequestOutcome.Connect),
+      count(RequestOutcome.Closed, RequestOutcome.Reset, RequestOutcome.Abandoned), 0, count(RequestOutcome.Timeout))
+    val bySecond = in.groupBy(_.endSecond.toInt)
+    // Every second of the window, those without a single request too: an outage is a second of nothing.
+    val seconds = (from.toInt until math.ceil(to).toInt).map { s =>
+      val es = bySecond.getOrElse(s, Nil)
+      val answered = es.filter(_.answered)
+      val latency = Option.when(answered.nonEmpty)(Latencies.ofMillis(answered.map(_.latencyMs)))
+      LoadSecond(s, byClass(es), clients, latency.map(_.p50Ms), latency.map(_.p99Ms),
+        Some(es.count(!_.answered).toLong))
+    }
+    LoadFigures("closed-loop", description, clients, to - from, answers,
+      Latencies.ofMillis(in.filter(_.answered).map(_.latencyMs)), seconds)
+
   final case class Response(status: Int, retryAfter: Option[String], close: Boolean)
 
   /** Reads one HTTP/1.1 response (Content-Length or chunked body) and returns its status and the headers we need. */

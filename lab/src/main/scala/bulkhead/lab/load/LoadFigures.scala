@@ -27,9 +27,12 @@ object Answers:
   /** `200` -> `2xx`. */
   def classOf(status: Int): String = s"${status / 100}xx"
 
-/** One second of the measured phase as the load generator saw it: answers by class, clients active, latency. */
+/**
+ * One second of the run as the load generator saw it: answers by class, clients active, latency, and requests that got
+ * no answer (`unanswered`: None from a driver that counts those over the whole run only, as wrk does).
+ */
 final case class LoadSecond(second: Int, byClass: Map[String, Long], clients: Int, p50Ms: Option[Double],
-    p99Ms: Option[Double])
+    p99Ms: Option[Double], unanswered: Option[Long] = None)
 
 /**
  * What a load driver measured, the same for every driver: answers by status, the latency distribution, the run second

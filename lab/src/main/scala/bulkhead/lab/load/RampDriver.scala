@@ -73,7 +73,8 @@ object RampDriver:
       def byClass(rs: Seq[Row]) = rs.flatMap(_.status).groupMapReduce(Answers.classOf)(_ => 1L)(_ + _)
       val seconds = rows.groupBy(r => ((r.end - start) / 1000).toInt).toSeq.sortBy(_._1).map { (sec, rs) =>
         val e = Latencies.ofMillis(rs.map(_.elapsed.toDouble))
-        LoadSecond(sec, byClass(rs), rs.map(_.clients).sorted.apply(rs.size / 2), Some(e.p50Ms), Some(e.p99Ms))
+        LoadSecond(sec, byClass(rs), rs.map(_.clients).sorted.apply(rs.size / 2), Some(e.p50Ms), Some(e.p99Ms),
+          Some(rs.count(_.status.isEmpty).toLong))
       }
       LoadFigures("jmeter", "", clients, holdSeconds, Answers(byClass(hold), 0, hold.count(_.status.isEmpty), 0, 0),
         Latencies.ofMillis(hold.map(_.elapsed.toDouble)), seconds)

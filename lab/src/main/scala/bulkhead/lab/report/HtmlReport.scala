@@ -206,10 +206,16 @@ object HtmlReport:
       Chart.of(s"$id-distribution", "Latency distribution (whole measured phase)", Chart.Percentile, "ms",
         Seq(Series(s"latency ($driver)", LatencySpectrum.points(r.load.latency), "#1f77b4"))) ->
         "latency distribution: no answer was timed")
-    val pools = PoolUsage.of(r).filter(_.peakShare > 0).take(PoolCharts).zipWithIndex.flatMap((p, i) =>
-      Chart.of(s"$id-pool-$i", s"${p.shortName}${p.size.fold("")(s => f" (size $s%.0f)")}", Chart.Time, "threads",
-        t.pool(p), unit2 = Some("queued")))
-    RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why })
+    // Virtual threads have no size to share, but are charted when they held work.
+    val pools = PoolUsage.of(r).filter(p => p.peakShare > 0 || p.virtual && p.busy.exists(_._2 > 0))
+      .take(PoolCharts).zipWithIndex.flatMap { (p, i) =>
+        val kind = p.size.map(s => f" (size $s%.0f)").getOrElse(if p.virtual then " (virtual threads)" else "")
+        Chart.of(s"$id-pool-$i", s"${p.shortName}$kind", Chart.Time, "threads", t.pool(p), unit2 = Some("queued"))
+      }
+    val unansweredOverRun = Option.when(r.load.answers.unanswered > 0 && r.load.seconds.forall(_.unanswered.isEmpty))(
+      f"requests without an answer per second: not recorded ($driver counts its ${r.load.answers.unanswered}%,d " +
+        s"socket errors and timeouts over the whole run only: ${r.load.answers.describe})")
+    RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why } ++ unansweredOverRun)
 
   /** A re-run of `--verify` whose original is in the same report: its card is the original's. */
   def isRerun(r: RunRecord, all: Seq[RunRecord]): Boolean =

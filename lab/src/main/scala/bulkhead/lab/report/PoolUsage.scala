@@ -22,8 +22,12 @@ final case class PoolUsage(name: String, label: Option[String],
   def maximum: Seq[(Double, Double)] = series((_, g) => g.flatMap(_.max))
   def queued: Seq[(Double, Double)] = series((_, g) => g.flatMap(_.queued))
 
-  /** The pool's size: its executor's maximum when it reports one, else the most threads seen. */
-  def size: Option[Double] = maximum.map(_._2).maxOption.orElse(threads.map(_._2).maxOption).filter(_ > 0)
+  /** Virtual threads (from JSON dumps): one per task, so the most seen at once is no size. */
+  def virtual: Boolean = samples.exists(_._2.exists(_.virtual))
+
+  /** The pool's size: its executor's maximum when it reports one, else the most threads seen (none: virtual). */
+  def size: Option[Double] =
+    maximum.map(_._2).maxOption.orElse(threads.map(_._2).maxOption.filterNot(_ => virtual)).filter(_ > 0)
 
   /** Highest share of the pool in use at a sample (0..1): 1 is saturated. */
   def peakShare: Double =

@@ -33,7 +33,16 @@ final class Timeline(r: RunRecord):
         a.answeredByClass.getOrElse(c, 0.0)) / dt).filter(_._2 >= 0)
       Seq(load, Series(s"$c (service /metrics)", served, Timeline.classColor(c), dashed = true))
         .filter(_.points.exists(_._2 > 0))
-    }
+    } ++ unanswered
+
+  /**
+   * Requests that got no answer (socket errors, timeouts), by the second they ended in, when the driver counted them
+   * per second; the service never sees most of them, so there is no second source.
+   */
+  private def unanswered: Option[Series] =
+    Option.when(r.load.seconds.exists(_.unanswered.isDefined))(Series(s"no answer ($driver)",
+      r.load.seconds.map(s => (s.second + 0.5, s.unanswered.getOrElse(0L).toDouble)), Timeline.NoAnswerColor))
+      .filter(_.points.exists(_._2 > 0))
 
   /** p50, p95, p99: from the load driver's per-second figures and from the service's request-latency histogram. */
   def latency: Seq[Series] =
@@ -80,6 +89,8 @@ final class Timeline(r: RunRecord):
       Series("queued (executor)", if p.queued.exists(_._2 > 0) then p.queued else Nil, "#1f77b4", axis = "y2"))
 
 object Timeline:
+  val NoAnswerColor = "#000000"
+
   def classColor(c: String): String = c match
     case "2xx" => "#2ca02c"
     case "3xx" => "#1f77b4"

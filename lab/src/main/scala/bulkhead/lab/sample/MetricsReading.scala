@@ -9,7 +9,9 @@ final case class PoolGauge(label: String, active: Option[Double], max: Option[Do
  * server's connections, the SOAP client's calls and connections, the request-latency histogram and, on a cluster, the
  * members this node sees and the routees its router lists per node (`host:port`). The SOAP calls the third party
  * answered (`soapAnswered`) are the ones that held a connection; a blocking client's exchanges are its calls' time on a
- * thread, without the wait for one. Every metric name the lab depends on is here and nowhere else.
+ * thread, without the wait for one. What the faults suite follows: the circuit breaker's state (0 closed, 1 half-open,
+ * 2 open) and its openings so far, enrichments in flight, answers degraded so far (loyalty unavailable), heap used.
+ * Every metric name the lab depends on is here and nowhere else.
  */
 final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
     connectionsOpen: Option[Double], connectionsMax: Option[Double], soapInFlight: Option[Double],
@@ -17,8 +19,11 @@ final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[Stri
     latencyBuckets: Map[String, Double], clusterMembersUp: Option[Double] = None,
     clusterUnreachable: Option[Double] = None, clusterRoutees: Map[String, Double] = Map.empty,
     soapAnswered: Option[Double] = None, soapExchanges: Option[Double] = None,
-    soapExchangeSeconds: Option[Double] = None):
+    soapExchangeSeconds: Option[Double] = None, circuitState: Option[Double] = None,
+    circuitOpenings: Option[Double] = None, enrichmentInFlight: Option[Double] = None,
+    loyaltyUnavailable: Option[Double] = None, heapUsedBytes: Option[Double] = None):
   def answered: Double = answeredByClass.values.sum
+  def heapUsedMb: Option[Double] = heapUsedBytes.map(_ / 1024 / 1024)
   def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
 
 object MetricsReading:
@@ -38,6 +43,7 @@ object MetricsReading:
     val SoapExchanges = "soap_client_exchanges_seconds_count"
     val SoapExchangeSeconds = "soap_client_exchanges_seconds_sum"
     val CircuitState = "soap_circuit_state"
+    val CircuitOpenings = "soap_circuit_opened_total"
     val EnrichmentInFlight = "enrichment_in_flight"
     val LoyaltyUnavailable = "enrichment_loyalty_unavailable_total"
     val HeapUsed = "jvm_memory_used_bytes"
@@ -79,4 +85,7 @@ object MetricsReading:
       sum(Names.SoapCalls), sum(Names.SoapSeconds), one(Names.SoapConnectionsMax), buckets,
       one(Names.ClusterMembersUp), one(Names.ClusterUnreachable), routees,
       Option(named(Names.SoapCalls).filter(_.labels.get("outcome").contains("answered")).map(_.value)).filter(_.nonEmpty)
-        .map(_.sum), one(Names.SoapExchanges), one(Names.SoapExchangeSeconds))
+        .map(_.sum), one(Names.SoapExchanges), one(Names.SoapExchangeSeconds), one(Names.CircuitState),
+      one(Names.CircuitOpenings), one(Names.EnrichmentInFlight), one(Names.LoyaltyUnavailable),
+      Option(named(Names.HeapUsed).filter(_.labels.get("area").contains("heap"))).filter(_.nonEmpty)
+        .map(_.map(_.value).sum))

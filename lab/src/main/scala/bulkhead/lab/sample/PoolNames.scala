@@ -19,6 +19,11 @@ object PoolNames:
   val VirtualCarriers = "virtual-carriers"
   /** Virtual threads without a name, grouped by the container (executor) that started them. */
   val UnnamedVirtual = "virtual"
+  /**
+   * Pekko names the threads of a virtual-thread dispatcher `<dispatcher>-virtual-thread-<n>`: labelled by the dispatcher,
+   * as a platform pool is, so that they are the pool its gauges name.
+   */
+  private val PekkoVirtualSuffix = "-virtual-thread"
   /** Platform threads without a name (rare: `new Thread(r, "")`). */
   val Unnamed = "unnamed"
 
@@ -53,6 +58,7 @@ object PoolNames:
     val byName = label(thread.name)
     if thread.virtual && thread.name.isEmpty then
       thread.container.map(c => s"$UnnamedVirtual:${simpleName(c)}").getOrElse(UnnamedVirtual)
+    else if thread.virtual && byName.endsWith(PekkoVirtualSuffix) then byName.stripSuffix(PekkoVirtualSuffix)
     else if !byName.endsWith("-selector") && thread.frames.take(12).exists(f => SelectorFrames.exists(f.contains)) then
       s"${family(byName)}-selector"
     else byName

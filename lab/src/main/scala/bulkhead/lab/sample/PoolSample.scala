@@ -3,9 +3,10 @@ package bulkhead.lab.sample
 /**
  * One pool at one instant: how many threads, how many busy (not parked waiting for a task), how many of those are
  * blocked (sleeping, waiting, blocked on a monitor: holding a request without using a core), their states and frames.
+ * `virtual`: its threads are virtual (a JSON dump's), one per task, started and ended with it: a pool without a size.
  */
 final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[String, Int],
-    busyFrames: Map[String, Int], blocked: Int = 0):
+    busyFrames: Map[String, Int], blocked: Int = 0, virtual: Boolean = false):
   def idle: Int = threads - busy
   /** The frame most busy threads stand in (what they block on). */
   def commonBusyFrame: Option[String] = busyFrames.maxByOption(_._2).map(_._1)
@@ -16,7 +17,8 @@ object PoolSample:
     ThreadDump(dump.threads.filter(_.state != "UNKNOWN"), dump.deadlocks).byPool.toSeq.map { (pool, threads) =>
       val busy = threads.filterNot(_.idle)
       PoolSample(pool, threads.size, busy.size, threads.groupMapReduce(_.state)(_ => 1)(_ + _),
-        busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _), busy.count(_.state != "RUNNABLE"))
+        busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _), busy.count(_.state != "RUNNABLE"),
+        virtual = threads.forall(_.virtual))
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */

@@ -5,7 +5,8 @@ import bulkhead.lab.process.Stack
 import scala.concurrent.duration.*
 
 /**
- * The one sampler of a served process, for every lab command: a thread dump (any JVM, through the attach API), /proc
+ * The one sampler of a served process, for every lab command: a thread dump (any JVM, through the attach API; JSON
+ * with its virtual threads where the JVM writes it, see [[JvmPools]]), /proc
  * (the process and its children, the machine) and, when the server has one, a scrape of /metrics. `threadDumps` is off
  * for a process that is not a JVM (nginx). `dependencies` (name -> pid: the stub, redis-server) have their CPU read
  * from /proc at every sample, to state what a request costs them too.
@@ -14,13 +15,14 @@ final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: B
     dependencies: Map[String, Long] = Map.empty):
   /** The last thread dump's error, if the last one failed (a starved or exiting JVM). */
   @volatile var lastDumpError: Option[String] = None
+  private val dumps = JvmPools.of(pid)
 
   def sample(second: Double): Sample =
     // A starved service (blocking on its default dispatcher) may not answer: do not wait long for it.
     val metrics = metricsUrl.flatMap(u => Stack.get(u, 2.seconds).toOption.map(MetricsReading.parse))
     val pools =
       if !threadDumps then Nil
-      else ThreadSampler.sample(pid) match
+      else dumps.sample() match
         case Right(p) =>
           lastDumpError = None
           p

@@ -6,8 +6,9 @@ import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /**
- * Thread dumps of any running JVM, as `jcmd <pid> Thread.print -l` prints them (what the seeds did with jstack).
- * Through the attach API from this JVM when it can (see [[Attach]]); else by running jcmd.
+ * Thread dumps of any running JVM, as `jcmd <pid> Thread.print -l` prints them (what the seeds did with jstack), and
+ * the JSON dump of JDK 21+, the only one with virtual threads ([[JvmPools]] chooses). Through the attach API from this
+ * JVM when it can (see [[Attach]]); else by running jcmd.
  */
 object ThreadSampler:
   def jcmd: String =
@@ -38,10 +39,17 @@ object ThreadSampler:
       Files.deleteIfExists(file)
       Files.deleteIfExists(dir)
 
-  /** The virtual-thread scheduler's identity, where the JVM tells it (`Thread.vthread_scheduler`, JDK 24+). */
-  def scheduler(pid: Long): Option[String] =
-    Attach.jcmd(pid, "Thread.vthread_scheduler").toOption.flatMap(JsonThreadDump.schedulerIdentity)
+  /**
+   * `jcmd <pid> Thread.vthread_scheduler` (JDK 24+): the virtual-thread scheduler, whose identity
+   * [[JsonThreadDump.schedulerIdentity]] reads.
+   */
+  def scheduler(pid: Long): Either[String, String] = Attach.jcmd(pid, "Thread.vthread_scheduler")
 
-  /** Pools with their virtual threads and carriers where the JVM writes JSON dumps (JDK 21+), else [[sample]]. */
-  def sampleWithVirtualThreads(pid: Long): Either[String, Seq[PoolSample]] =
-    dumpJson(pid).flatMap(JsonThreadDump.parse(_, scheduler(pid))).map(PoolSample.of).orElse(sample(pid))
+  /** `jcmd <pid> VM.version`: the JVM's version, read once per sampled JVM to choose its dump ([[JvmPools]]). */
+  def version(pid: Long): Either[String, String] =
+    Attach.jcmd(pid, "VM.version").orElse(Children.runToCompletion(Seq(jcmd, pid.toString, "VM.version"), 30.seconds)
+      .left.map(e => s"cannot read the version of $pid: $e"))
+
+  /** The feature release in `VM.version`'s answer (`JDK 25.0.3` -> 25). */
+  def feature(vmVersion: String): Option[Int] =
+    """(?m)^JDK (\d+)""".r.findFirstMatchIn(vmVersion).flatMap(_.group(1).toIntOption)

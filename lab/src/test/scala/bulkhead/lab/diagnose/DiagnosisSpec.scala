@@ -1,7 +1,7 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.record.{LogLine, NodeSamples}
-import bulkhead.lab.sample.{MetricsReading, PoolSample, ThreadDump}
+import bulkhead.lab.sample.{JsonThreadDump, MetricsReading, PoolGauge, PoolSample, ThreadDump}
 import bulkhead.lab.testkit.{Fixtures, Records}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -128,6 +128,17 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     val v = Diagnosis(Records.run(clients = 16, seconds = 10, answers = Map("2xx" -> 1500), meanMs = 105,
       busyShare = 0.98, serviceCores = 0.1))
     v.name shouldBe "load-generator"
+  }
+
+  it should "never read virtual threads as a full pool: each is a task's, there is no size to reach" in {
+    // 20 connections on /work/virtual?ms=200, from a JSON dump: 20 virtual threads, all busy, 100 tasks/s.
+    val dump = JsonThreadDump.parse(Fixtures.text("threaddump-virtual200-c20-1-jdk25.json")).fold(e => fail(e), identity)
+    val virtual = (t: Int) => Some(MetricsReading(Seq(PoolGauge("virtual-pool", Some(20), None, Some(100.0 * t), None)),
+      Map("2xx" -> 100.0 * t), None, None, None, None, None, None, Map.empty))
+    val r = Records.run(clients = 20, seconds = 10, answers = Map("2xx" -> 1000), meanMs = 200,
+      pools = PoolSample.of(dump), metrics = virtual)
+    Diagnosis.resources(r).map(_.name).filter(_.contains("virtual")) shouldBe empty
+    Diagnosis(r).name shouldBe "load-generator"
   }
 
   it should "fall back to the load generator's closed loop when nothing is saturated" in {

@@ -81,3 +81,24 @@ class ClosedLoopUsersSpec extends AnyFlatSpec with Matchers:
       log.all.map(_.outcome) shouldBe Seq.fill(2)(RequestOutcome.Abandoned)
     }
   }
+
+  "The closed-loop figures" should "be a load driver's: answers by class and second, the unanswered counted in theirs" in {
+    withServer(CountDownLatch(0)) { port =>
+      val log = RequestLog()
+      def group(name: String, users: Int, path: String) =
+        ClosedLoopUsers.start(UserGroup(name, users, port, _ => path, oneShot = true), log)
+      val groups = Seq(group("answered", 3, "/answer"), group("closed", 2, "/close"))
+      val deadline = System.nanoTime() + 10.seconds.toNanos
+      while !groups.forall(_.finished) && System.nanoTime() < deadline do Thread.sleep(20)
+      val end = log.all.map(_.endSecond).max
+      val f = ClosedLoopUsers.figures(log.all, 5, 0.0, end + 0.001, "5 users")
+      f.answers.byClass shouldBe Map("2xx" -> 3L)
+      (f.answers.readErrors, f.answers.connectErrors, f.answers.timeouts) shouldBe (2L, 0L, 0L)
+      f.latency.count shouldBe 3
+      f.latency.maxMs shouldBe (log.all.filter(_.answered).map(_.latencyMs).max +- 0.01)
+      f.seconds.map(_.byClass.getOrElse("2xx", 0L)).sum shouldBe 3
+      f.seconds.flatMap(_.unanswered).sum shouldBe 2
+      f.seconds.map(_.second) shouldBe (0 to end.toInt)
+      ClosedLoopUsers.figures(log.all, 5, end + 0.001, end + 1, "after").answers shouldBe Answers.Empty
+    }
+  }

@@ -31,3 +31,19 @@ class RampDriverSpec extends AnyFlatSpec with Matchers:
       result.latency.p50Ms should be >= 50.0
     finally service.child.stop()
   }
+
+  it should "count JMeter's requests without an answer in the second they ended, as it counts the answers" in {
+    val jtl = Files.createTempFile("ramp", ".jtl")
+    try
+      // JMeter's columns as RampDriver asks for them; a code that is not a number is JMeter's "no answer".
+      Files.writeString(jtl, Seq("timeStamp,elapsed,responseCode,success,allThreads", "1000,50,200,true,2",
+        "1100,60,200,true,2", "1500,5000,Non HTTP response code: java.net.SocketTimeoutException,false,2",
+        "2100,50,200,true,4", "2200,40,Non HTTP response code: org.apache.http.NoHttpResponseException,false,4")
+        .mkString("", "\n", "\n"))
+      val figures = RampDriver.read(jtl, rampUpMillis = 0, clients = 4)
+      figures.answers.readErrors shouldBe 2
+      figures.seconds.map(s => s.second -> s.unanswered) shouldBe
+        Seq(0 -> Some(0L), 1 -> Some(1L), 5 -> Some(1L))
+      figures.seconds.map(_.byClass.getOrElse("2xx", 0L)).sum shouldBe 3
+    finally Files.delete(jtl)
+  }

@@ -3,7 +3,7 @@ package bulkhead.lab.report
 import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.record.RunRecord
 import bulkhead.lab.run.Verification
-import bulkhead.lab.testkit.RenderedReport
+import bulkhead.lab.testkit.{Fixtures, RenderedReport}
 import org.jsoup.nodes.Document
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -77,6 +77,15 @@ class HtmlReportSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "show no raw Markdown and load nothing from the network" in report.checkNoMarkdownNoNetwork()
+
+  it should "say that wrk's requests without an answer are counted over the whole run only, not per second" in {
+    def notes(r: RunRecord) = HtmlReport.chartsOf(r, Diagnosis(r)).missing.filter(_.startsWith("requests without"))
+    val errors = Fixtures.records("errors-host-pool").head
+    errors.load.answers.unanswered should be > 0L
+    notes(errors) shouldBe Seq(s"requests without an answer per second: not recorded (wrk counts its " +
+      s"${errors.load.answers.unanswered} socket errors and timeouts over the whole run only: ${errors.load.answers.describe})")
+    notes(Fixtures.records("pool-4-c16-verify-jdk25").head) shouldBe empty
+  }
 
   it should "look like a report in a screenshot: a full PNG with charts, not a blank page" in
     report.checkScreenshot(Path.of("target", "report-screenshot.png"), 1400, 3000)

@@ -1,6 +1,9 @@
 package bulkhead.lab.report
 
+import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.record.RecordJson
+import bulkhead.lab.sample.{JsonThreadDump, MetricsReading, PoolGauge, PoolSample}
+import bulkhead.lab.testkit.{Fixtures, Records}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -34,4 +37,18 @@ class PoolUsageSpec extends AnyFlatSpec with Matchers:
   it should "write one row per pool with its threads and busy threads over the measured phase" in {
     val row = PoolUsage.of(pool4).head.row(pool4.measuredSamples)
     row.take(3) shouldBe Seq("blocking-pool", "4", "4 / 4")
+  }
+
+  it should "show virtual threads as the pool their gauges name, without a size, charted when they held work" in {
+    val dump = JsonThreadDump.parse(Fixtures.text("threaddump-virtual200-c20-1-jdk25.json")).fold(e => fail(e), identity)
+    val gauges = (t: Int) => Some(MetricsReading(Seq(PoolGauge("virtual-pool", Some(20), None, Some(100.0 * t), None)),
+      Map("2xx" -> 100.0 * t), None, None, None, None, None, None, Map.empty))
+    val run = Records.run(clients = 20, seconds = 10, answers = Map("2xx" -> 1000), meanMs = 200,
+      pools = PoolSample.of(dump), metrics = gauges)
+    val virtual = PoolUsage.of(run).find(_.shortName == "virtual-pool").get
+    virtual.name shouldBe "bulkhead-bulkhead.dispatch.virtual-pool"
+    (virtual.virtual, virtual.size, virtual.peakShare) shouldBe (true, None, 0.0)
+    virtual.busy.map(_._2).distinct shouldBe Seq(20.0)
+    virtual.active.map(_._2).distinct shouldBe Seq(20.0)
+    HtmlReport.chartsOf(run, Diagnosis(run)).pools.map(_.title) should contain("virtual-pool (virtual threads)")
   }

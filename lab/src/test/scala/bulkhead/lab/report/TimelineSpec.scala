@@ -1,5 +1,6 @@
 package bulkhead.lab.report
 
+import bulkhead.lab.load.LoadSecond
 import bulkhead.lab.record.RecordJson
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -33,6 +34,15 @@ class TimelineSpec extends AnyFlatSpec with Matchers:
       service should not be empty
       service.foreach((_, cores) => cores should (be >= 0.0 and be <= r.info.cores.toDouble))
     }
+  }
+
+  it should "chart requests without an answer per second when the driver counted them per second, and only then" in {
+    val wrk = records.head
+    Timeline(wrk).answers.map(_.label).filter(_.startsWith("no answer")) shouldBe empty
+    val seconds = (0 until 4).map(s => LoadSecond(s, Map("2xx" -> 10L), 2, None, None, Some(if s == 2 then 3L else 0L)))
+    val closedLoop = wrk.copy(load = wrk.load.copy(driver = "closed-loop", seconds = seconds))
+    Timeline(closedLoop).answers.find(_.label == "no answer (closed-loop)").get.points shouldBe
+      Seq(0.5 -> 0.0, 1.5 -> 0.0, 2.5 -> 3.0, 3.5 -> 0.0)
   }
 
   it should "put every series on one axis from the load's start to its end" in {

@@ -10,7 +10,7 @@ import org.scalatest.matchers.should.Matchers
  */
 class JsonThreadDumpSpec extends AnyFlatSpec with Matchers:
   private val Connections = 20
-  private val VirtualPool = "bulkhead-bulkhead.dispatch.virtual-pool-virtual-thread"
+  private val VirtualPool = "bulkhead-bulkhead.dispatch.virtual-pool"
   private val scheduler = JsonThreadDump.schedulerIdentity(Fixtures.text("vthread-scheduler-virtual200-c20-jdk25.txt"))
   private def json(n: Int): String = Fixtures.text(s"threaddump-virtual200-c20-$n-jdk25.json")
   private def parsed(text: String, withScheduler: Option[String] = scheduler): ThreadDump =

@@ -27,9 +27,12 @@ class MetricsReadingSpec extends AnyFlatSpec with Matchers:
       finally stub.child.stop()
     finally redis.child.stop()
 
+  /** One service for the readings of the non-blocking client, the server and the faults suite. */
+  private lazy val nonBlocking = readAfterOneCall("non-blocking", Seq("--set",
+    "bulkhead.enrichment.soap.max-connections=4", "--max-connections", "300"))
+
   "The service's /metrics" should "give the diagnosis every reading of the non-blocking client and the server" in {
-    val m = readAfterOneCall("non-blocking", Seq("--set", "bulkhead.enrichment.soap.max-connections=4",
-      "--max-connections", "300"))
+    val m = nonBlocking
     m.soapConnectionsMax shouldBe Some(4.0)
     m.connectionsMax shouldBe Some(300.0)
     m.connectionsOpen.get should be >= 0.0
@@ -49,4 +52,19 @@ class MetricsReadingSpec extends AnyFlatSpec with Matchers:
     m.pool("work-queue").flatMap(_.max).get should be > 0.0
     m.soapExchanges.get should be >= 1.0
     m.soapExchangeSeconds.get should (be > 0.0 and be <= m.soapSeconds.get)
+  }
+
+  it should "give the faults suite the breaker, its openings, the enrichments in flight, degraded answers and heap" in {
+    val m = nonBlocking
+    (m.circuitState, m.circuitOpenings, m.enrichmentInFlight) shouldBe (Some(0.0), Some(0.0), Some(0.0))
+    m.loyaltyUnavailable.get should be >= 0.0
+    m.heapUsedMb.get should (be > 1.0 and be < 256.0)
+  }
+
+  "MetricsReading" should "sum the heap's pools and none of the rest of the JVM's memory (a recorded scrape)" in {
+    val m = MetricsReading.parse(Fixtures.text("cluster/metrics-front-joined.txt"))
+    m.heapUsedBytes shouldBe Some(4194304.0 + 1.7555768e7 + 5145168.0)
+    (m.circuitState, m.enrichmentInFlight, m.loyaltyUnavailable) shouldBe (Some(0.0), Some(0.0), Some(0.0))
+    // Recorded before the service counted the breaker's openings: absent, not zero.
+    m.circuitOpenings shouldBe None
   }

@@ -103,6 +103,13 @@ class PoolNamesSpec extends AnyFlatSpec with Matchers:
     ).foreach((name, label) => withClue(name)(PoolNames.label(name) shouldBe label))
   }
 
+  it should "label Pekko's virtual threads by their dispatcher, the pool its gauges name, and no platform thread so" in {
+    val name = "bulkhead-bulkhead.dispatch.virtual-pool-virtual-thread-12227"
+    def thread(virtual: Boolean) = DumpedThread(name, "TIMED_WAITING", Nil, None, Nil, None, virtual = virtual)
+    PoolNames.of(thread(virtual = true)) shouldBe "bulkhead-bulkhead.dispatch.virtual-pool"
+    PoolNames.of(thread(virtual = false)) shouldBe "bulkhead-bulkhead.dispatch.virtual-pool-virtual-thread"
+  }
+
   it should "put the roles Jetty lends from its pool in the pool's family, and nothing else" in {
     PoolNames.family("qtp-acceptor") shouldBe "qtp"
     PoolNames.family("qtp-selector") shouldBe "qtp"

@@ -1,0 +1,44 @@
+package bulkhead.lab.sample
+
+/**
+ * The pools of one running JVM at each sample, from the thread dump that shows the most of it: the JSON dump where the
+ * JVM writes one (JDK 21+), the only dump that lists virtual threads, else `Thread.print`. The JVM's version is read
+ * once, at the first sample that can read it. A JVM that fails a JSON dump but takes a classic one at the same
+ * instant (it has the command but could not write the file where the lab reads it) gets classic dumps from then on:
+ * each JSON attempt costs it an attach. Each source gives a jcmd command's answer; [[JvmPools.of]] asks a pid.
+ */
+final class JvmPools(version: () => Either[String, String], json: () => Either[String, String],
+    classic: () => Either[String, String], scheduler: () => Either[String, String]):
+  @volatile private var feature: Option[Int] = None
+  @volatile private var jsonRefused = false
+  @volatile private var schedulerIdentity: Option[String] = None
+
+  /** True while samples come from JSON dumps, with virtual threads. */
+  def readsJson: Boolean = feature.exists(_ >= JvmPools.JsonFrom) && !jsonRefused
+
+  def sample(): Either[String, Seq[PoolSample]] =
+    if feature.isEmpty then feature = version().toOption.flatMap(ThreadSampler.feature)
+    if !readsJson then fromClassic
+    else
+      // The scheduler names the carriers' pool even when none carries: asked until a JVM that has the command answers.
+      if schedulerIdentity.isEmpty && feature.exists(_ >= JvmPools.SchedulerFrom) then
+        schedulerIdentity = scheduler().toOption.flatMap(JsonThreadDump.schedulerIdentity)
+      json().flatMap(JsonThreadDump.parse(_, schedulerIdentity)).map(PoolSample.of) match
+        case Right(pools) => Right(pools)
+        case Left(jsonError) =>
+          fromClassic match
+            case Right(pools) =>
+              jsonRefused = true
+              Right(pools)
+            case Left(classicError) => Left(s"$jsonError; $classicError")
+
+  private def fromClassic: Either[String, Seq[PoolSample]] = classic().map(t => PoolSample.of(ThreadDump.parse(t)))
+
+object JvmPools:
+  /** `Thread.dump_to_file -format=json` came with JDK 21. */
+  val JsonFrom = 21
+  /** `Thread.vthread_scheduler` came with JDK 24. */
+  val SchedulerFrom = 24
+
+  def of(pid: Long): JvmPools = JvmPools(() => ThreadSampler.version(pid), () => ThreadSampler.dumpJson(pid),
+    () => ThreadSampler.dump(pid), () => ThreadSampler.scheduler(pid))
