@@ -14,14 +14,10 @@ final class PoolProbe private (systemName: String, val pool: PoolName):
   private def read(figure: PartialFunction[ExecutorService, Double]): Option[Double] =
     ExecutorRegistry.lookup(systemName, pool.configPath).collect(figure)
 
-  /**
-   * Threads running a task now (virtual threads: tasks started and not finished), the thread that reads it left out:
-   * a scrape of /metrics runs on the default dispatcher, and counting itself made a pool of one thread read as always
-   * busy to whoever loads the service.
-   */
+  /** Threads running a task now (virtual threads: tasks started and not finished). */
   def activeThreads: Option[Double] = read {
     case e: ThreadPoolExecutor => e.getActiveCount.toDouble
-    case e: ForkJoinPool => (e.getActiveThreadCount - PoolProbe.readerIn(e)).max(0).toDouble
+    case e: ForkJoinPool => e.getActiveThreadCount.toDouble
     case e: CountingExecutorService => e.active.toDouble
   }
 
@@ -59,10 +55,6 @@ final class PoolProbe private (systemName: String, val pool: PoolName):
   def steals: Option[Double] = read { case e: ForkJoinPool => e.getStealCount.toDouble }
 
 object PoolProbe:
-  private def readerIn(pool: ForkJoinPool): Int = Thread.currentThread match
-    case w: java.util.concurrent.ForkJoinWorkerThread if w.getPool eq pool => 1
-    case _ => 0
-
   /** The probe of a dispatcher Pekko builds through the metered configurator (see reference.conf). */
   def apply(systemName: String, pool: PoolName): PoolProbe = new PoolProbe(systemName, pool)
 

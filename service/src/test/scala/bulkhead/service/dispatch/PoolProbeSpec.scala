@@ -24,24 +24,6 @@ class PoolProbeSpec extends AnyFlatSpec with Matchers:
       PoolProbe.forget(name)
   }
 
-  it should "leave the reading thread out of a fork-join pool's active count, and count the others" in {
-    val name = system
-    val fj = ForkJoinPool(3)
-    val release = CountDownLatch(1)
-    val started = CountDownLatch(2)
-    try
-      val probe = PoolProbe.adopt(name, pool, fj)
-      fj.submit(() => probe.activeThreads).get(10, TimeUnit.SECONDS) shouldBe Some(0.0)
-      (1 to 2).foreach(_ => fj.execute(() => { started.countDown(); release.await() }))
-      started.await(10, TimeUnit.SECONDS) shouldBe true
-      fj.submit(() => probe.activeThreads).get(10, TimeUnit.SECONDS) shouldBe Some(2.0)
-      probe.activeThreads shouldBe Some(2.0)
-    finally
-      release.countDown()
-      fj.shutdownNow()
-      PoolProbe.forget(name)
-  }
-
   it should "read the executor registered now, not the one it was made with" in {
     val name = system
     val first = Executors.newFixedThreadPool(2).asInstanceOf[ThreadPoolExecutor]
