@@ -24,6 +24,8 @@ object Diagnosis:
   val Noise = 0.05
   /** Errors above this share of the requests are named first. */
   val MaterialErrors = 0.05
+  /** The pool of bulkhead that serves its /metrics, as its gauges label it. */
+  val ScrapedOn = "default-dispatcher"
   /** A held resource whose cap is above the measurement by more than this does not outrank a full CPU. */
   val Binding = 0.2
   /** The machine counts as saturated at this busy share. */
@@ -105,10 +107,14 @@ private final class DiagnosisOf(r: RunRecord):
       val seen = window.map(_.pools.find(_.pool == name))
       val busy = seen.map(_.map(_.busy.toDouble).getOrElse(0.0))
       val blocked = mean(seen.map(_.map(_.blocked.toDouble).getOrElse(0.0)))
-      val active = label.map(l => gauge(_.pool(l).flatMap(_.active))).filter(_.nonEmpty)
-      val occupancySeries = active.getOrElse(busy)
       val size = label.flatMap(l => median(gauge(_.pool(l).flatMap(_.max))))
         .getOrElse(seen.flatten.map(_.threads).maxOption.getOrElse(0).toDouble)
+      // bulkhead serves /metrics on its default dispatcher: the active count it reports includes the thread serving
+      // the scrape, so a dispatcher of one thread always reads full (seed 004's single thread, idle in every dump);
+      // there the dumps alone tell whether the thread is held.
+      val readsItself = label.contains(ScrapedOn) && size <= 1
+      val active = label.filterNot(_ => readsItself).map(l => gauge(_.pool(l).flatMap(_.active))).filter(_.nonEmpty)
+      val occupancySeries = active.getOrElse(busy)
       val occupancy = mean(occupancySeries)
       // Held, not computing: most busy threads wait in a blocking frame. With an executor's active count, the threads
       // it calls active but the dump does not see computing are held (a parked wait is not a known blocking frame).

@@ -67,6 +67,39 @@ class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAft
     }
   }
 
+  it should "send a call once more on a new connection when its connection closed before any answer" in {
+    val customer = bulkhead.stub.CustomerDirectory(10).find(3).get
+    val answer = bulkhead.stub.SoapMessages.customer(customer)
+    val server = java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress)
+    val connections = java.util.concurrent.atomic.AtomicInteger()
+    // The first connection is closed once its request is read, as a pooled connection the other side dropped; the
+    // next one is answered.
+    val serving = Thread(() =>
+      try
+        while true do
+          val socket = server.accept()
+          val in = socket.getInputStream
+          val head = StringBuilder()
+          while !head.endsWith("\r\n\r\n") do head.append(in.read().toChar)
+          val length = head.toString.linesIterator.collectFirst {
+            case l if l.toLowerCase.startsWith("content-length:") => l.drop(15).trim.toInt
+          }.getOrElse(0)
+          in.readNBytes(length)
+          if connections.incrementAndGet() > 1 then
+            socket.getOutputStream.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n" +
+              s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII") ++ answer)
+          socket.close()
+      catch case _: java.io.IOException => ())
+    serving.setDaemon(true)
+    serving.start()
+    try
+      withClient(s"http://127.0.0.1:${server.getLocalPort}/soap", timeout = 3.seconds, maxWait = 1.second) { client =>
+        Await.result(client.getCustomer(3), 5.seconds).map(_.name) shouldBe Right(customer.name)
+        connections.get shouldBe 2
+      }
+    finally server.close()
+  }
+
   "Behind the circuit breaker, a burst above the work queue" should "get refusals and leave the breaker closed" in {
     TestStub.withStub("fixed:300") { stub =>
       withClient(TestStub.endpoint(stub), timeout = 2.seconds, maxWait = 100.millis) { client =>
