@@ -204,9 +204,13 @@ private final class DiagnosisOf(r: RunRecord):
       clients > size && mostly(open.map(_ >= size * 0.98)), Some((clients - occupancy).max(0)),
       f"${occupancy}%.0f of ${size}%.0f connections served for $clients clients (${mean(open)}%.0f open)")
 
-  /** The machine's busy share and the service's CPU per answer over the measured window. */
+  /**
+   * The machine's busy share and the service's CPU per answer over the measured load: from the readings just before
+   * and just after it where the run has them (a short run sampled every 5 s has one sample inside its window).
+   */
   private val (busyShare, serviceMicros): (Option[Double], Option[Double]) =
-    val ticks = window.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
+    val readings = r.beforeLoad.toSeq ++ window ++ r.afterLoad.toSeq
+    val ticks = readings.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
     val share = for (b0, t0) <- ticks.headOption; (b1, t1) <- ticks.lastOption if t1 > t0
       yield (b1 - b0).toDouble / (t1 - t0)
     // On a cluster every node's CPU: an answer of the front also costs the node whose routee served it.
@@ -273,10 +277,10 @@ private final class DiagnosisOf(r: RunRecord):
    * wait for a core.
    */
   private val chosen: Option[Measured] =
-    val full = candidates.filter(m => m.saturated && valid(m.cap)).sortBy(_.cap)
-    val cpuFull = full.exists(_.resource == Resource.Cpu)
-    val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= X * (1 + Binding) &&
-      !(cpuFull && m.heldByGaugeOnly))
+    val saturated = candidates.filter(m => m.saturated && valid(m.cap))
+    val cpuFull = saturated.exists(_.resource == Resource.Cpu)
+    val full = saturated.filterNot(m => cpuFull && m.heldByGaugeOnly).sortBy(_.cap)
+    val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= X * (1 + Binding))
     val among = if held.nonEmpty then held else full
     among.headOption.map(least => among.filter(_.cap <= least.cap * (1 + Noise)).minBy(order))
 

@@ -204,6 +204,21 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     Diagnosis.resources(r).find(_.name == "pool default-dispatcher").map(_.perSecond / r.throughput).get should be > 1.2
   }
 
+  it should "read the machine's CPU over the whole load when the window holds one sample (the demo's 10 s row 7)" in {
+    val r = recorded("demo-row-7-one-sample")
+    val v = Diagnosis(r)
+    v.resource shouldBe Resource.Cpu
+    v.ratio shouldBe (1.0 +- 0.1)
+  }
+
+  it should "find seed 004's 25-thread work queue beside a default dispatcher of one thread (the demo's row 13)" in {
+    // The one thread serves /metrics too: its executor's active count is always 1 at a scrape, while the dumps see it
+    // idle.
+    val v = Diagnosis(recorded("demo-row-13-one-thread"))
+    v.name shouldBe "pool work-queue"
+    v.ratio shouldBe (1.0 +- 0.1)
+  }
+
   it should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
     val r = recorded("pool-4-queueing")
     r.load.latency.meanMs should be > 300.0
