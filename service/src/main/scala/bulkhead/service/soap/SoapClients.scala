@@ -24,7 +24,7 @@ object SoapClients:
         // No base unit: Prometheus would append it (soap_client_connections_max_connections).
         Gauge.builder("soap.client.connections.max", () => soap.maxConnections)
           .description("connections the SOAP client's host pool may open to the third party").register(registry)
-        (NonBlockingSoapClient(soap), None)
+        (NonBlockingSoapClient(soap, settings.maxInFlight), None)
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
         (BlockingSoapClient(soap, pool, soap.workQueue.maxWait, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
