@@ -87,8 +87,7 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
   /**
    * Sends the call; a call whose connection failed before any answer came (a pooled connection the other side had
    * closed: the JDK client says "closed", and retries only idempotent methods, which a SOAP POST is not) is sent once
-   * more on a new connection while its deadline allows. GetCustomer only reads, so a second send is safe. Seen when a
-   * node of a cluster died: 7 of 3,787 lookups answered 502 for a third party that never failed.
+   * more on a new connection while its deadline allows. GetCustomer only reads, so a second send is safe.
    */
   private def send(id: Int, deadline: Call): HttpResponse[java.io.InputStream] =
     try http.send(request(id, deadline), HttpResponse.BodyHandlers.ofInputStream())
