@@ -38,9 +38,9 @@ final class NonBlockingSoapClient(settings: SoapSettings, maxInFlight: Int)(usin
     base
       .withMaxConnections(settings.maxConnections)
       // Calls beyond the connections wait in the pool's queue (Pekko wants a power of two). Sized to what the pipeline
-      // admits, calls of clients already gone included, not to the connections: a queue of 32 in front of 4
-      // connections refused a new load's calls while the 20 calls of clients that had just left were still queued
-      // (BufferOverflowException, the breaker opened, 98 % of the answers 5xx); the pipeline sheds above its bound.
+      // admits, not to the connections: a queue of 32 in front of 4 connections overflowed as 20 clients started
+      // (BufferOverflowException, the breaker opened, 98 % of the answers 5xx; the calls of the warm-up's clients,
+      // gone but still queued, are the likely rest), and none did with this size; the pipeline sheds above its bound.
       .withMaxOpenRequests(Integer.highestOneBit((settings.maxConnections max maxInFlight max 32) * 2 - 1))
       .withMaxRetries(0)
       .withConnectionSettings(connection)
