@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.faults.{NodeKilled, NodeKilledReport, NodeKilledSettings}
+import bulkhead.lab.faults.{NodeKilled, NodeKilledReport, NodeKilledSettings, ServiceDefaults}
 import bulkhead.lab.process.Launch
 import bulkhead.lab.report.Environment
 import scopt.OParser
@@ -15,7 +15,7 @@ object ClusterFaultsCommand extends LabCommand:
   val name = "cluster-faults"
   val summary = "node-killed: SIGKILL one node of a 3-node cluster under load, then start it again (~2 min)"
 
-  final case class Options(nodes: Int = NodeKilledSettings().nodes, out: Option[Path] = None)
+  final case class Options(nodes: Int = 3, out: Option[Path] = None)
 
   private val parser =
     val b = OParser.builder[Options]
@@ -31,9 +31,9 @@ object ClusterFaultsCommand extends LabCommand:
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
-    val settings = NodeKilledSettings(nodes = o.nodes)
-    val dir = o.out.getOrElse(Paths.results("cluster-faults"))
     val launch = Launch.fromSystem()
+    val settings = NodeKilledSettings(ServiceDefaults.read(launch.serviceClasspath).soapTimeout, nodes = o.nodes)
+    val dir = o.out.getOrElse(Paths.results("cluster-faults"))
     val loadAverage = Environment.loadAverage()
     println(s"bulkhead lab cluster-faults: ${NodeKilled.Name} on ${settings.nodes} nodes; report in $dir; " +
       s"load average $loadAverage")

@@ -41,7 +41,7 @@ final case class NodeKilledReport(command: String, env: Environment, settings: N
        |
        |Setup: a Pekko Cluster of ${r.nodes.size} service nodes on loopback (${r.nodes.mkString(", ")}; the first
        |is the front the users load), the blocking SOAP client on a work queue of ${settings.workQueue} threads per
-       |node, the stub at ${settings.stubLatencyMs} ms, SOAP timeout ${settings.soapTimeout.toSeconds} s;
+       |node, the stub at ${settings.stubLatencyMs} ms, SOAP timeout ${settings.soapTimeout.toMillis / 1000.0} s (shipped);
        |${r.clients} closed-loop keep-alive users on /customers/{id}; bound ${f"${r.bound}%.0f"} req/s
        |(${r.boundWhat}). ${r.killed} was SIGKILLed at ${f"${r.killAt}%.1f"} s, started again (same cluster port)
        |at ${f"${r.restartAt}%.1f"} s; the load stopped at ${f"${r.run.endAt}%.1f"} s. Threads and heap of the nodes

@@ -92,7 +92,7 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
   private def send(id: Int, deadline: Call): HttpResponse[java.io.InputStream] =
     try http.send(request(id, deadline), HttpResponse.BodyHandlers.ofInputStream())
     catch
-      case e: IOException if !e.isInstanceOf[HttpTimeoutException] && !deadline.expired =>
+      case e: IOException if !BlockingSoapClient.isTimeout(e) && !deadline.passed =>
         http.send(request(id, deadline), HttpResponse.BodyHandlers.ofInputStream())
 
   /** One call, holding the current thread until the answer or `deadline`. */
@@ -103,16 +103,15 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
         deadline.guard(in)
         val body = in.readNBytes(settings.maxResponseBytes + 1)
         // A body cut short by the deadline is a timeout, not an unreadable answer.
-        if deadline.expired then timeout else SoapProtocol.readHttpAnswer(id, response.statusCode(), body, xml)
+        if deadline.passed then timeout else SoapProtocol.readHttpAnswer(id, response.statusCode(), body, xml)
       }
     catch
-      case _: HttpTimeoutException => timeout
-      case _: IOException if deadline.expired => timeout
-      case e: IOException => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+      case e: IOException if BlockingSoapClient.isTimeout(e) || deadline.passed => timeout
+      case e: IOException => Left(ThirdPartyFailure.Unreachable(BlockingSoapClient.describe(e)))
       case _: InterruptedException =>
         Thread.currentThread().interrupt()
         Left(ThirdPartyFailure.Unreachable("interrupted"))
-      case NonFatal(e) => Left(ThirdPartyFailure.Unreachable(s"${e.getClass.getSimpleName}: ${e.getMessage}"))
+      case NonFatal(e) => Left(ThirdPartyFailure.Unreachable(BlockingSoapClient.describe(e)))
 
   // HttpClient.shutdownNow exists from JDK 21 on (close() would wait for a trickled answer); on 17 its threads end
   // with the JVM.
@@ -128,7 +127,14 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
     private var started = false
     private var abandoned = false
     private var body: Option[java.io.InputStream] = None
-    @volatile var expired = false
+    @volatile private var expired = false
+
+    /**
+     * Whether the deadline has come, by the clock or by the timer (which may run a tick late). The JDK client's own
+     * timer, set to the same instant, can cancel the exchange just after the headers came, before this call's timer
+     * ran: the body then fails with "closed", and the clock says it is a timeout.
+     */
+    def passed: Boolean = expired || System.nanoTime() - atNanos >= 0
 
     /** Whether this thread may send the call: it was not abandoned while queued. */
     def start(): Boolean = synchronized {
@@ -154,3 +160,16 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
       if !started then abandoned = true
       started
     }
+
+object BlockingSoapClient:
+  /**
+   * Whether a failed call failed on its deadline: the JDK client's timeout, alone or as the cause of the "closed" its
+   * answer's body stream throws when the exchange was cancelled while the body was being read.
+   */
+  def isTimeout(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(8).exists(_.isInstanceOf[HttpTimeoutException])
+
+  /** The failure and its cause, for the log: the JDK client's "closed" says nothing without the cause. */
+  def describe(e: Throwable): String =
+    val head = s"${e.getClass.getSimpleName}: ${e.getMessage}"
+    Option(e.getCause).filter(_ ne e).fold(head)(c => s"$head (cause ${c.getClass.getSimpleName}: ${c.getMessage})")

@@ -100,6 +100,16 @@ class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAft
     finally server.close()
   }
 
+  it should "count as a timeout the \"closed\" a body throws when the JDK client's timer cancelled the exchange" in {
+    // The shape the JDK client gives when its request timer fires just after the headers came: the body stream fails
+    // with IOException("closed") whose cause is the timeout. Read as unreachable, it was a 502 under load at the deadline.
+    val cancelled = java.io.IOException("closed", java.net.http.HttpTimeoutException("request timed out"))
+    BlockingSoapClient.isTimeout(cancelled) shouldBe true
+    BlockingSoapClient.isTimeout(java.net.http.HttpTimeoutException("request timed out")) shouldBe true
+    BlockingSoapClient.isTimeout(java.io.IOException("closed")) shouldBe false
+    BlockingSoapClient.isTimeout(java.net.ConnectException("Connection refused")) shouldBe false
+  }
+
   "Behind the circuit breaker, a burst above the work queue" should "get refusals and leave the breaker closed" in {
     TestStub.withStub("fixed:300") { stub =>
       withClient(TestStub.endpoint(stub), timeout = 2.seconds, maxWait = 100.millis) { client =>
