@@ -42,9 +42,11 @@ object BenchSuite:
    * another concurrency, the connections.
    */
   def adjust(s: Scenario, duration: Option[FiniteDuration], warmup: Option[FiniteDuration],
-      connections: Option[Int]): Scenario =
+      connections: Option[Int], threads: Option[Int] = None): Scenario =
     val load = s.load match
       case w: Load.Wrk =>
-        w.copy(duration = duration.getOrElse(w.duration), connections = connections.getOrElse(w.connections))
+        val c = connections.getOrElse(w.connections)
+        // wrk needs a connection per thread at least.
+        w.copy(duration = duration.getOrElse(w.duration), connections = c, threads = threads.getOrElse(w.threads).min(c))
       case r: Load.Ramp => r.copy(hold = duration.getOrElse(r.hold), clients = connections.getOrElse(r.clients))
     s.copy(load = load, warmup = warmup.getOrElse(s.warmup))

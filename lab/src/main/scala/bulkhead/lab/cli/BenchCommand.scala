@@ -21,7 +21,7 @@ object BenchCommand extends LabCommand:
 
   final case class Options(suite: String = "", duration: Option[FiniteDuration] = None,
       warmup: Option[FiniteDuration] = None, rounds: Int = 3, only: Seq[String] = Nil, out: Option[Path] = None,
-      connections: Option[Int] = None, reportOf: Option[Path] = None)
+      connections: Option[Int] = None, threads: Option[Int] = None, reportOf: Option[Path] = None)
 
   private val parser =
     val b = OParser.builder[Options]
@@ -49,6 +49,9 @@ object BenchCommand extends LabCommand:
       opt[Int]("connections").valueName("<n>").text("every case at this many connections (e.g. bench ab at 1000)")
         .validate(c => if c >= 1 && c <= 100_000 then success else failure(s"--connections must be 1..100000, was $c"))
         .action((c, o) => o.copy(connections = Some(c))),
+      opt[Int]("threads").valueName("<n>").text("wrk threads of every wrk case (e.g. 6 as seed 001's -t6)")
+        .validate(t => if t >= 1 && t <= 64 then success else failure(s"--threads must be 1..64, was $t"))
+        .action((t, o) => o.copy(threads = Some(t))),
       opt[String]("out").valueName("<dir>").text("where to write results (default docs/results/<date>-bench-<suite>)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"),
@@ -75,7 +78,7 @@ object BenchCommand extends LabCommand:
           2
         else
           val cases = all.filter(c => o.only.isEmpty || o.only.contains(c.name))
-            .map(BenchSuite.adjust(_, o.duration, o.warmup, o.connections))
+            .map(BenchSuite.adjust(_, o.duration, o.warmup, o.connections, o.threads))
           val out = o.out.getOrElse(Paths.results(s"bench-${suite.name}"))
           val launch = Launch.fromSystem()
           val env = Environment.read(launch)

@@ -55,6 +55,9 @@ class BenchSuiteSpec extends AnyFlatSpec with Matchers:
     small.warmup shouldBe 2.seconds
     small.bound.get.perSecond shouldBe 1000.0 +- 1e-9 // now 100 clients / 0.1 s
     BenchSuite.adjust(pool, None, None, None) shouldBe pool
+    BenchSuite.adjust(pool, None, None, Some(1000), Some(6)).load shouldBe
+      pool.load.asInstanceOf[Load.Wrk].copy(connections = 1000, threads = 6)
+    BenchSuite.adjust(pool, None, None, Some(4), Some(6)).load.asInstanceOf[Load.Wrk].threads shouldBe 4
   }
 
   "BenchSuite.of" should "name the suite of a recorded case from its scenario file" in {
