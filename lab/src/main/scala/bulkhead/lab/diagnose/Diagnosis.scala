@@ -113,7 +113,14 @@ private final class DiagnosisOf(r: RunRecord):
       // the scrape, so a dispatcher of one thread always reads full (seed 004's single thread, idle in every dump);
       // there the dumps alone tell whether the thread is held.
       val readsItself = label.contains(ScrapedOn) && size <= 1
-      val active = label.filterNot(_ => readsItself).map(l => gauge(_.pool(l).flatMap(_.active))).filter(_.nonEmpty)
+      // A fork-join pool counts as active the threads that look for work: when nothing waits in its queue and the
+      // dumps see fewer than half of the threads its gauge calls active out of their idle wait, the dumps are read (a
+      // default dispatcher read 8 of 8 active, its queue empty and its 8 threads idle in every dump, and was named
+      // the cap of a blocking pool's run). With tasks queued the gauge stands: threads parked inside the work (a
+      // managed block) look idle to a dump.
+      val gauged = label.filterNot(_ => readsItself).map(l => gauge(_.pool(l).flatMap(_.active))).filter(_.nonEmpty)
+      val queuedTasks = label.map(l => gauge(_.pool(l).flatMap(_.queued))).filter(_.nonEmpty).map(mean)
+      val active = gauged.filterNot(g => mean(busy) < mean(g) * 0.5 && queuedTasks.forall(_ < 1))
       val occupancySeries = active.getOrElse(busy)
       val occupancy = mean(occupancySeries)
       // Held, not computing: most busy threads wait in a blocking frame. With an executor's active count, the threads
@@ -132,7 +139,7 @@ private final class DiagnosisOf(r: RunRecord):
         val subject = label.getOrElse(name)
         val frame = seen.flatten.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
           .map(_._1).getOrElse("their work")
-        val queued = label.flatMap(l => Option(gauge(_.pool(l).flatMap(_.queued))).filter(_.nonEmpty).map(mean))
+        val queued = queuedTasks
         Some(Measured(Resource.Pool, subject, size, occupancy, rate, mostly(occupancySeries.map(_ >= size * FullShare)),
           queued, f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
             s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})",
@@ -309,7 +316,10 @@ private final class DiagnosisOf(r: RunRecord):
   /** What caps once `b` is sized by its fix: b at its new size, every other resource, and the clients. */
   private def nextAfter(b: Measured): Option[Cap] =
     val newSize = fixedSize(b).toDouble * b.nodes
-    val queued = b.queued.getOrElse((clients - b.occupancy).max(0))
+    // The clients not holding b wait in front of it (closed loop, b binding). An executor's queued tasks count only
+    // the waiting work that reached it: a request still in its socket, read by actors on the same dispatcher, holds
+    // no task there, and the default dispatcher's fix was predicted at half what its re-run served.
+    val queued = b.queued.getOrElse(0.0).max(clients - b.occupancy).max(0)
     val unqueued = (latency - queued / answeredRate).max(b.hold)
     val loop = Cap(Resource.LoadGenerator, "", clients / unqueued, f"$clients clients / ${fmt(unqueued)} s latency " +
       f"without the queue in front of ${capOf(b).name} = ${clients / unqueued}%.1f req/s")

@@ -219,6 +219,17 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.ratio shouldBe (1.0 +- 0.1)
   }
 
+  it should "not name a default dispatcher whose gauge calls its threads active while every dump sees them idle" in {
+    // The demo's row 4: 1,000 clients on a 1,000-thread blocking pool, the machine 80 % busy; the dispatcher's fork-join
+    // pool counted 8 of 8 active (threads looking for work) and was named the cap at 8 / 1 ms.
+    val r = recorded("demo-row-4-idle-dispatcher")
+    val v = Diagnosis(r)
+    v.name shouldBe "pool blocking-pool"
+    // 1,000 threads / 0.1 s; the run served 0.83 of it over a window that holds its connection storm.
+    v.ratio should (be > 0.8 and be <= 1.0)
+    Diagnosis.resources(r).map(_.name) should not contain "pool default-dispatcher"
+  }
+
   it should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
     val r = recorded("pool-4-queueing")
     r.load.latency.meanMs should be > 300.0
