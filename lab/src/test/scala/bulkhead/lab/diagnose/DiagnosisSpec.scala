@@ -106,9 +106,9 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.name shouldBe "soap-host-pool"
     v.predicted shouldBe (17.0 +- 0.01)
     v.fix.map(_.flags) shouldBe Some(Seq("--set", "bulkhead.enrichment.soap.max-connections=20"))
-    // Then the clients without the queue: 1.18 s less 16 queued calls / 17 per s = 0.239 s, 20 / 0.239 = 84 req/s
-    // (the third party at its hold, 4 connections / 17 calls/s = 0.235 s, would allow 85).
-    v.next.map(_.perSecond).get shouldBe (20 / (1.18 - 16 / 17.0) +- 0.5)
+    // Then the clients without the queue: Little's law's latency without the 16 queued calls, (20 - 16) / 17 per s =
+    // 0.235 s, the calls' hold; 20 / 0.235 = 85 req/s.
+    v.next.map(_.perSecond).get shouldBe (20 / (4 / 17.0) +- 0.5)
   }
 
   it should "read the third party's latency without the work queue in front of it (blocking client)" in {
