@@ -15,7 +15,7 @@ object ClusterFaultsCommand extends LabCommand:
   val name = "cluster-faults"
   val summary = "node-killed: SIGKILL one node of a 3-node cluster under load, then start it again (~2 min)"
 
-  final case class Options(nodes: Int = 3, out: Option[Path] = None)
+  final case class Options(nodes: Int = NodeKilledSettings.Nodes, out: Option[Path] = None)
 
   private val parser =
     val b = OParser.builder[Options]

@@ -139,9 +139,8 @@ private final class DiagnosisOf(r: RunRecord):
         val subject = label.getOrElse(name)
         val frame = seen.flatten.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
           .map(_._1).getOrElse("their work")
-        val queued = queuedTasks
         Some(Measured(Resource.Pool, subject, size, occupancy, rate, mostly(occupancySeries.map(_ >= size * FullShare)),
-          queued, f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
+          queuedTasks, f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
             s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})",
           frame = Some(frame), heldByGaugeOnly = active.isDefined && !dumpSeesHeld))
     }

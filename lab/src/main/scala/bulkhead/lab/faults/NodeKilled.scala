@@ -18,7 +18,7 @@ import scala.concurrent.duration.*
  * 1 s answer, timed out by the dozen, and the timeouts opened the breaker every few seconds (503s and 504s from nodes
  * that were fine). The lookups the dead node held answer 504 at the pipeline's ask timeout.
  */
-final case class NodeKilledSettings(soapTimeout: FiniteDuration, nodes: Int = 3, clients: Int = 100,
+final case class NodeKilledSettings(soapTimeout: FiniteDuration, nodes: Int = NodeKilledSettings.Nodes, clients: Int = 100,
     workQueue: Int = 25, stubLatencyMs: Int = 1000, warmUp: FiniteDuration = 10.seconds, baseline: FiniteDuration = 10.seconds,
     hold: FiniteDuration = 20.seconds, recovery: FiniteDuration = 25.seconds, customers: Int = 1000):
   require(nodes >= 2, s"a node can be killed from 2 nodes on, was $nodes")
@@ -26,6 +26,10 @@ final case class NodeKilledSettings(soapTimeout: FiniteDuration, nodes: Int = 3,
   require(hold >= 15.seconds, "the hold must outlast the split-brain resolver's decision (~10-12 s after the kill)")
   def bound: Double = math.min(nodes * workQueue, clients) * 1000.0 / stubLatencyMs
   def boundWhat: String = s"min($nodes x $workQueue threads, $clients clients) / ${stubLatencyMs / 1000.0} s"
+
+object NodeKilledSettings:
+  /** Nodes of the cluster unless asked otherwise: the fewest whose majority survives losing one node. */
+  val Nodes = 3
 
 /**
  * `lab cluster-faults`: a Pekko Cluster of N service nodes under steady closed-loop load on the front (node 1), the
