@@ -23,6 +23,12 @@ final case class BenchRow(name: String, target: String, records: Seq[RunRecord])
   def cpuMicrosPerRound: Seq[Option[Double]] = rounds.map(CpuPerRequest.service)
   def cpuMicros: Option[Double] = BenchRow.medianOption(cpuMicrosPerRound.flatten)
 
+  /** The share of the server's CPU per answer its JIT compiler threads took, median over the rounds (JVMs only). */
+  def jitMicros: Option[Double] = BenchRow.medianOption(rounds.flatMap(CpuPerRequest.jit))
+
+  /** The warm-up each round ran (longer than asked while the JIT had not settled), seconds. */
+  def warmupSeconds: Seq[Double] = rounds.map(_.info.warmupSeconds)
+
   /** CPU per answer of each process the service depends on (the stub, redis-server), medians over the rounds. */
   def dependencyMicros: Map[String, Double] =
     val perRound = rounds.map(CpuPerRequest.dependencies)
@@ -56,6 +62,7 @@ final case class BenchRow(name: String, target: String, records: Seq[RunRecord])
     val deps = dependencyMicros.toSeq.sortBy(_._1).map((n, us) => f"$n $us%.1f us").mkString(", ")
     f"$label: $throughput%,.1f req/s" + ratioToBound.fold("")(r => f" = $r%.3f of the bound") +
       cpuMicros.fold(", CPU per request not measured")(us => f", $us%.1f us CPU/request") +
+      jitMicros.filter(_ >= 0.05).fold("")(us => f" (JIT $us%.1f us)") +
       (if deps.isEmpty then "" else s" ($deps per request)") +
       f", p50 $p50Ms%.1f ms, p99 $p99Ms%.1f ms" +
       (if unanswered + unexpected > 0 then f", $unanswered%,d unanswered, $unexpected%,d not ${rounds.head.info.expectedClass}"

@@ -24,11 +24,44 @@ object WarmUp:
       else if runs.isEmpty then Seq(1.second)
       else runs
 
-  /** Drives the warm-up on `url` with wrk's closed loop; `onRun(i, n)` is told before run i of n (from 1). */
+  /**
+   * A JVM whose JIT compiler threads took less than this share of one core over the last warm-up run has settled. At
+   * 200 clients on the 1 s pipeline (200 req/s), C2 took 15 % of a core over the 30 s after a 20 s warm-up, half the
+   * service's CPU; after 40 s at 2,000 clients it took 0.9 %.
+   */
+  val SettledShare: Double = 0.03
+
+  /** The most a warm-up runs beyond the asked-for time while the JIT has not settled: its own length, at least 30 s. */
+  def extraLimit(total: FiniteDuration): FiniteDuration = total.max(30.seconds)
+
+  /**
+   * Drives the warm-up on `url` with wrk's closed loop and says how long it ran. `jit` reads the JIT CPU seconds of
+   * the processes measured (None: no JVM among them): while the last run's share of a core is above
+   * [[SettledShare]], the warm-up goes on in runs of [[RunLength]], up to [[extraLimit]] more. `onRun(i, n)` is told before run i of the n asked for (from 1);
+   * `onExtra(share)` before each run beyond them, with the share that asked for it.
+   */
   def run(threads: Int, connections: Int, total: FiniteDuration, url: String,
-      onRun: (Int, Int) => Unit = (_, _) => ()): Unit =
-    val all = runs(total)
-    all.zipWithIndex.foreach { (length, i) =>
-      onRun(i + 1, all.size)
-      Wrk.run(WrkLoad(threads, connections, length, 10.seconds, url))
+      onRun: (Int, Int) => Unit = (_, _) => (), jit: () => Option[Double] = () => None,
+      onExtra: Double => Unit = _ => ()): FiniteDuration =
+    warm(total, length => Wrk.run(WrkLoad(threads, connections, length, 10.seconds, url)), jit, onRun, onExtra)
+
+  /** [[run]] with the load of one run given: `once(length)` drives one run. */
+  def warm(total: FiniteDuration, once: FiniteDuration => Unit, jit: () => Option[Double],
+      onRun: (Int, Int) => Unit = (_, _) => (), onExtra: Double => Unit = _ => ()): FiniteDuration =
+    val asked = runs(total)
+    def timed(length: FiniteDuration): Option[Double] =
+      val before = jit()
+      once(length)
+      for b <- before; a <- jit() yield (a - b) / length.toUnit(SECONDS)
+    var lastShare: Option[Double] = None
+    asked.zipWithIndex.foreach { (length, i) =>
+      onRun(i + 1, asked.size)
+      lastShare = timed(length)
     }
+    var ran = asked.foldLeft(Duration.Zero: FiniteDuration)(_ + _)
+    val limit = ran + (if asked.isEmpty then Duration.Zero else extraLimit(total))
+    while lastShare.exists(_ > SettledShare) && ran + RunLength <= limit do
+      onExtra(lastShare.get)
+      lastShare = timed(RunLength)
+      ran += RunLength
+    ran

@@ -16,6 +16,9 @@ object CpuPerRequest:
   /** The served process and its children (nginx: master and worker). */
   def service(r: RunRecord): Option[Double] = of(r, _.cpuSeconds)
 
+  /** The served JVM's JIT compiler threads (part of [[service]]): high while the JIT is still compiling. */
+  def jit(r: RunRecord): Option[Double] = of(r, _.jitCpuSeconds)
+
   /** Each process the service depends on (the stub, redis-server), per answer of the service. */
   def dependencies(r: RunRecord): Map[String, Double] =
     val names = (r.beforeLoad.toSeq ++ r.samples).flatMap(_.dependencyCpuSeconds.keys).distinct

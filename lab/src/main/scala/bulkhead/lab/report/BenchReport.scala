@@ -56,15 +56,16 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
     }
 
   val header: Seq[String] = Seq("case", "server", "load", "req/s (median)", "req/s per round", "Little's-law bound",
-    "ratio to bound", "us CPU/request (median)", "us CPU/request per round", "dependencies' us CPU/request", "p50 ms",
-    "p99 ms", "unanswered", "not expected status", "platform threads (max)", "RSS MB (max)", "busy pool threads (peak)")
+    "ratio to bound", "us CPU/request (median)", "us CPU/request per round", "of which JIT",
+    "dependencies' us CPU/request", "p50 ms", "p99 ms", "unanswered", "not expected status", "platform threads (max)",
+    "RSS MB (max)", "busy pool threads (peak)")
 
   def tableRows: Seq[Seq[String]] = rows.map { r =>
     val load = r.records.head.info.loadDescription.replaceAll("""http://127\.0\.0\.1:\d+""", "")
     val pools = r.poolPeaks.toSeq.sortBy(_._1).map((k, v) => f"$k $v%.0f").mkString(", ")
     Seq(r.name, r.target, load, f1(r.throughput), r.throughputs.map(x => f"$x%.0f").mkString(" / "),
       r.bound.fold("CPU")(b => s"${f1(b.perSecond)} (${b.what})"), r.ratioToBound.fold("-")(x => f"$x%.3f"),
-      r.cpuMicros.fold("-")(f1), r.cpuMicrosPerRound.map(_.fold("-")(f1)).mkString(" / "),
+      r.cpuMicros.fold("-")(f1), r.cpuMicrosPerRound.map(_.fold("-")(f1)).mkString(" / "), r.jitMicros.fold("-")(f1),
       r.dependencyMicros.toSeq.sortBy(_._1).map((n, us) => s"$n ${f1(us)}").mkString(", ") match
         case "" => "-"
         case deps => deps,
@@ -89,16 +90,20 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
       s"(`${i.source.replaceAll("^.*/lab/scenarios/", "lab/scenarios/")}`)"
 
   def markdown: String =
-    val warmup = rows.flatMap(_.records.map(_.info.warmupSeconds)).maxOption.getOrElse(0.0)
+    val warmups = rows.flatMap(_.warmupSeconds)
+    val warmup = warmups.minOption.getOrElse(0.0)
+    val longest = warmups.maxOption.getOrElse(0.0)
     val rounds = rows.map(_.records.size).maxOption.getOrElse(0)
     val section = (title: String, body: Seq[String]) =>
       if body.isEmpty then "" else s"\n## $title\n\n${body.map(l => s"- $l").mkString("\n")}\n"
     s"""# bulkhead bench $suite
        |
        |Written by `$command`. Every case is a scenario file run through the lab's one measuring pipeline: a
-       |fresh server (JVM or nginx) for each case, server and round, warmed with wrk for ${f0(warmup)} s (not measured;
+       |fresh server (JVM or nginx) for each case, server and round, warmed with wrk for ${f0(warmup)} s${
+         if longest > warmup then s" to ${f0(longest)} s" else ""} (not measured;
        |runs of ${WarmUp.RunLength.toSeconds} s, each opening its connections anew so that the JIT compiles the
-       |connection path too), then measured by wrk with its Lua report (answers by status class, latency histogram)
+       |connection path too; a JVM's warm-up goes on while its JIT compiler threads take more than ${
+         f0(WarmUp.SettledShare * 100)} % of a core), then measured by wrk with its Lua report (answers by status class, latency histogram)
        |while the server is sampled (threads, /proc, /metrics). Cases and servers are interleaved in each round
        |(A B C, A B C); the table gives medians over $rounds round(s), and each round's `result.json` sits in
        |`<case>/<server>/round-<n>/`.
@@ -106,7 +111,8 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
        |CPU per request: the CPU time (user + system, /proc/<pid>/stat) of the server's process and its children (nginx:
        |master and worker) from just before wrk starts to just after it ends, over the answers wrk counted. The thread
        |dumps of the sampler (every few seconds) and, for bulkhead, its /metrics scrapes are in that time: a few ms each.
-       |The stub's and redis-server's CPU is counted the same way, per answer of the service.
+       |The stub's and redis-server's CPU is counted the same way, per answer of the service. "of which JIT": the
+       |part of the server's that its JIT compiler threads took (a JVM still compiling costs more per request).
        |
        |${env.markdown}
        |

@@ -4,7 +4,7 @@ import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{LoadDriver, WarmUp}
 import bulkhead.lab.process.{ClusterNode, Launch, Served, ServiceCluster, Stack, Target}
 import bulkhead.lab.record.{NodeSamples, RecordJson, RunInfo, RunRecord, ServiceLog}
-import bulkhead.lab.sample.ServiceSampler
+import bulkhead.lab.sample.{CpuUsage, ServiceSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
 
 import java.nio.file.{Files, Path}
@@ -86,8 +86,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         if s.warmup > Duration.Zero then
           progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), " +
             "not measured")
-          servers.foreach((_, served) => WarmUp.run(ScenarioRunner.warmUpThreads(s), s.load.concurrency, s.warmup,
-            served.url(s.path)))
+          servers.foreach((_, served) => warmUp(s, served))
         val earlier = (1 until s.attempts).flatMap { i =>
           servers.map { (t, served) =>
             progress(s"  attempt $i of ${s.attempts}: $t")
@@ -104,6 +103,17 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       catch case e: Exception => Seq(Left(s"${s.name}: ${e.getMessage}"))
       finally started.foreach(_.child.stop())
 
+  /**
+   * The scenario's warm-up of `served`, longer while the JIT of it or of a JVM it depends on (the stub) has not
+   * settled; how long it ran.
+   */
+  private def warmUp(s: Scenario, served: Served, dependencies: Seq[Long] = Nil): FiniteDuration =
+    val pids = served.child.pid +: dependencies
+    WarmUp.run(ScenarioRunner.warmUpThreads(s), s.warmupConnections.getOrElse(s.load.concurrency), s.warmup,
+      served.url(s.path),
+      jit = () => pids.flatMap(CpuUsage.compilerSeconds).reduceOption(_ + _),
+      onExtra = share => progress(f"  the JIT still took ${share * 100}%.0f %% of a core: ${WarmUp.RunLength.toSeconds} s more"))
+
   /** An unsampled attempt: its throughput (expected answers per second). */
   private def attempt(s: Scenario, url: String, dir: Path): Double =
     LoadDriver.of(s.load).run(url, dir).fold(e => throw IllegalStateException(e), _.throughput(s.expectedClass))
@@ -112,9 +122,11 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
   private def measure(s: Scenario, service: Served, dir: Path, jvm: Boolean = true, earlier: Seq[Double] = Nil,
       dependencies: Map[String, Long] = Map.empty, cluster: Seq[ClusterNode] = Nil): RunRecord =
     val url = service.url(s.path)
-    if s.warmup > Duration.Zero then
-      progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
-      WarmUp.run(ScenarioRunner.warmUpThreads(s), s.load.concurrency, s.warmup, url)
+    val warmed =
+      if s.warmup <= Duration.Zero then Duration.Zero
+      else
+        progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
+        warmUp(s, service, dependencies.values.toSeq)
     // Earlier attempts (seed 002: three in a row, for the JIT) are measured and reported; the last one is analysed.
     val before = earlier ++ (1 until s.attempts).map { i =>
       progress(s"  attempt $i of ${s.attempts}")
@@ -130,7 +142,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         sampler +: others.map(n => ServiceSampler(n.served.child.pid, Some(n.url("/metrics")))), s.sampleEvery, progress)
       .fold(e => throw IllegalStateException(e), identity)
     val measured = outcomes.head
-    val info = ScenarioRunner.info(s, url, driver.describe(url), started).copy(nodes = cluster.map(_.address))
+    val info = ScenarioRunner.info(s, url, driver.describe(url), started).copy(nodes = cluster.map(_.address),
+      warmupSeconds = warmed.toMillis / 1000.0)
     val record = RunRecord(info, measured.figures, measured.samples, driver.measuredFrom, driver.totalSeconds,
       before :+ measured.figures.throughput(s.expectedClass),
       ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)), Some(measured.beforeLoad),

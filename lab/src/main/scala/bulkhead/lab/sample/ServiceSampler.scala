@@ -40,4 +40,4 @@ final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: B
     val machine = CpuUsage.machineBusy()
     Sample(second, Nil, proc.map(_.threads), proc.map(_.residentMb), CpuUsage.treeSeconds(pid),
       machine.map(_._1), machine.map(_._2), None,
-      dependencies.flatMap((name, p) => CpuUsage.treeSeconds(p).map(name -> _)))
+      dependencies.flatMap((name, p) => CpuUsage.treeSeconds(p).map(name -> _)), CpuUsage.compilerSeconds(pid))

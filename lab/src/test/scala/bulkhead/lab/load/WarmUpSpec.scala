@@ -19,3 +19,30 @@ class WarmUpSpec extends AnyFlatSpec with Matchers:
     WarmUp.runs(500.millis) shouldBe Seq(1.second)
     WarmUp.runs(Duration.Zero) shouldBe Nil
   }
+
+  /** A JVM whose JIT takes `shares(i)` of a core during run i (5 s runs), as its compiler threads' CPU seconds. */
+  private final class FakeJit(shares: Seq[Double]):
+    var runs = 0
+    var seconds = 0.0
+    def read(): Option[Double] = Some(seconds)
+    def once(length: FiniteDuration): Unit =
+      seconds += shares.lift(runs).getOrElse(shares.last) * length.toUnit(SECONDS)
+      runs += 1
+
+  it should "go on in 5 s runs while the JIT still compiles, and stop once it has settled" in {
+    val jit = FakeJit(Seq(0.5, 0.4, 0.2, 0.2, 0.1, 0.05, 0.01))
+    var extra = Seq.empty[Double]
+    WarmUp.warm(10.seconds, jit.once, jit.read, onExtra = share => extra :+= share) shouldBe 35.seconds
+    jit.runs shouldBe 7
+    extra.head shouldBe 0.4 +- 1e-9
+    extra.last shouldBe 0.05 +- 1e-9
+  }
+
+  it should "stop at its extra limit when the JIT never settles, and add nothing when it has" in {
+    val busy = FakeJit(Seq(0.5))
+    WarmUp.warm(30.seconds, busy.once, busy.read) shouldBe 60.seconds
+    val settled = FakeJit(Seq(0.5, 0.01))
+    WarmUp.warm(10.seconds, settled.once, settled.read) shouldBe 10.seconds
+    val notJvm = FakeJit(Seq(0.5))
+    WarmUp.warm(10.seconds, notJvm.once, () => None) shouldBe 10.seconds
+  }

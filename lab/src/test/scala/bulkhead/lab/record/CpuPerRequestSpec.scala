@@ -60,3 +60,11 @@ class CpuPerRequestSpec extends AnyFlatSpec with Matchers:
     CpuPerRequest.service(none) shouldBe None
     CpuPerRequest.dependencies(none) shouldBe empty
   }
+
+  it should "count the JIT compiler threads' part the same way, and none for a run recorded without it" in {
+    CpuPerRequest.jit(enrichment) shouldBe None
+    val withJit = enrichment.copy(beforeLoad = enrichment.beforeLoad.map(_.copy(jitCpuSeconds = Some(10.0))),
+      afterLoad = enrichment.afterLoad.map(_.copy(jitCpuSeconds = Some(10.5))))
+    CpuPerRequest.jit(withJit).get shouldBe (0.5 / enrichment.load.answers.answered * 1e6 +- 1e-6)
+    CpuPerRequest.jit(withJit).get should be < CpuPerRequest.service(withJit).get
+  }

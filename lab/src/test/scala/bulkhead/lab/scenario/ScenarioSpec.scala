@@ -136,3 +136,13 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     Files.writeString(f, "cluster.nodes = 2\nservice.flags = [\"--seed-node\", \"127.0.0.1:2552\"]\n")
     Scenario.load(f).left.toOption.get should include("service.flags sets --seed-node")
   }
+
+  "A scenario's warm-up" should "run at warmup-connections when given, and refuse a bad count by its name" in {
+    val f = Files.createTempFile("warmup", ".conf")
+    Files.writeString(f, "load.connections = 200\nwarmup-connections = 2000\n")
+    Scenario.load(f).map(s => (s.load.concurrency, s.warmupConnections)) shouldBe Right((200, Some(2000)))
+    Files.writeString(f, "load.connections = 200\n")
+    Scenario.load(f).map(_.warmupConnections) shouldBe Right(None)
+    Files.writeString(f, "warmup-connections = 0\n")
+    Scenario.load(f).left.toOption.get should include("warmup-connections must be 1..20000, was 0")
+  }
