@@ -2,6 +2,7 @@ package bulkhead.service.http
 
 import bulkhead.service.work.{Cancellation, CancellationSignal}
 import org.apache.pekko.http.scaladsl.model.{AttributeKey, HttpRequest}
+import org.apache.pekko.stream.Attributes
 
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
@@ -44,6 +45,16 @@ final class ConnectionScope:
 
 object ConnectionScope:
   private val Key = AttributeKey[Cancellation]("bulkhead-cancellation")
+
+  /** The scope of a connection, given to the stages of its byte stream, whose blueprint all connections share. */
+  final case class OfStream(scope: ConnectionScope) extends Attributes.Attribute
+
+  def attributes(scope: ConnectionScope): Attributes = Attributes(OfStream(scope))
+
+  /** The scope a stage of a connection's stream was materialised with. */
+  def of(attributes: Attributes): ConnectionScope =
+    attributes.get[OfStream].map(_.scope).getOrElse(
+      throw IllegalStateException("a connection's stream is materialised with ConnectionScope.attributes"))
 
   def attach(request: HttpRequest, cancellation: Cancellation): HttpRequest = request.addAttribute(Key, cancellation)
 

@@ -13,12 +13,13 @@ import scala.concurrent.duration.FiniteDuration
  * (its idle-timeout restarts at every byte, so a client sending a byte a minute keeps a connection for ever); this is
  * what frees connections from slow-header clients. A new connection owes its first head too: one that sends nothing
  * in `timeout` is closed without an answer. Idle keep-alive connections between requests are left to idle-timeout.
- * The end of the client's bytes ends the [[ConnectionScope]], which abandons the requests still in flight.
+ * The end of the client's bytes ends the connection's [[ConnectionScope]] (an attribute of the stream it is
+ * materialised in: one blueprint serves every connection), which abandons the requests still in flight.
  *
  * optimization: one timer per connection and deadline, never one per request; it is re-armed by the first bytes
  * after it fired, so a trickling head is answered within two deadlines at most.
  */
-final class RequestHeadDeadline(scope: ConnectionScope, timeout: FiniteDuration, serverHeader: String)
+final class RequestHeadDeadline(timeout: FiniteDuration, serverHeader: String)
     extends GraphStage[BidiShape[ByteString, ByteString, ByteString, ByteString]]:
   private val fromHttp = Inlet[ByteString]("RequestHeadDeadline.fromHttp")
   private val toNet = Outlet[ByteString]("RequestHeadDeadline.toNet")
@@ -26,7 +27,8 @@ final class RequestHeadDeadline(scope: ConnectionScope, timeout: FiniteDuration,
   private val toHttp = Outlet[ByteString]("RequestHeadDeadline.toHttp")
   val shape: BidiShape[ByteString, ByteString, ByteString, ByteString] = BidiShape(fromHttp, toNet, fromNet, toHttp)
 
-  def createLogic(attributes: Attributes): GraphStageLogic = new TimerGraphStageLogic(shape):
+  def createLogic(inherited: Attributes): GraphStageLogic = new TimerGraphStageLogic(shape):
+    private val scope = ConnectionScope.of(inherited)
     private var armed = false
     private var startedAtArm = 0L
     private var bytesSinceArm = false
