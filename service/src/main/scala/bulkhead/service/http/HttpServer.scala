@@ -134,11 +134,14 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
       else
         try withDeadline(handler(ConnectionScope.attach(request, signal)), signal)
         catch case NonFatal(e) => Future.failed(e)
-    answered.onComplete { _ =>
-      scope.requestAnswered(signal)
-      requestsInFlight.decrementAndGet()
-    }(ExecutionContext.parasitic)
+    // optimization: an answer ready at once (/hello) is counted here, without a callback.
+    if answered.isCompleted then requestDone(scope, signal)
+    else answered.onComplete(_ => requestDone(scope, signal))(ExecutionContext.parasitic)
     answered
+
+  private def requestDone(scope: ConnectionScope, signal: CancellationSignal): Unit =
+    scope.requestAnswered(signal)
+    requestsInFlight.decrementAndGet()
 
   /**
    * The answer, or at request-timeout the JSON 503 and the request abandoned (its work stops). optimization: answers
