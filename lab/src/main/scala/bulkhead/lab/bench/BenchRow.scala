@@ -23,7 +23,7 @@ final case class BenchRow(name: String, target: String, records: Seq[RunRecord])
   def cpuMicrosPerRound: Seq[Option[Double]] = rounds.map(CpuPerRequest.service)
   def cpuMicros: Option[Double] = BenchRow.medianOption(cpuMicrosPerRound.flatten)
 
-  /** The share of the server's CPU per answer its JIT compiler threads took, median over the rounds (JVMs only). */
+  /** The part of the server's CPU per answer (microseconds) its JIT compiler threads took, median over rounds. */
   def jitMicros: Option[Double] = BenchRow.medianOption(rounds.flatMap(CpuPerRequest.jit))
 
   /** The warm-up each round ran (longer than asked while the JIT had not settled), seconds. */

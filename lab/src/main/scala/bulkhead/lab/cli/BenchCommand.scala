@@ -39,7 +39,8 @@ object BenchCommand extends LabCommand:
         .text("measured seconds per case (default the case's: 30 as the seeds' wrk -d 30s; connections 60 as seed 001)")
         .validate(d => if d >= 1 && d <= 3600 then success else failure(s"--duration must be 1..3600, was $d"))
         .action((d, o) => o.copy(duration = Some(d.seconds))),
-      opt[Int]("warmup").valueName("<seconds>").text("warm-up seconds per case (JIT), not measured (default 30; longer, up to twice, while the JIT compiles)")
+      opt[Int]("warmup").valueName("<seconds>")
+        .text("warm-up seconds per case (JIT), not measured (default 30; up to twice that while the JIT compiles)")
         .validate(d => if d >= 0 && d <= 600 then success else failure(s"--warmup must be 0..600, was $d"))
         .action((d, o) => o.copy(warmup = Some(d.seconds))),
       opt[Int]("rounds").text("rounds, cases interleaved in each (default 3); medians are reported")

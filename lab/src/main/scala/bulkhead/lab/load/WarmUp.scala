@@ -27,18 +27,23 @@ object WarmUp:
   /**
    * A JVM whose JIT compiler threads took less than this share of one core over the last warm-up run has settled. At
    * 200 clients on the 1 s pipeline (200 req/s), C2 took 15 % of a core over the 30 s after a 20 s warm-up, half the
-   * service's CPU; after 40 s at 2,000 clients it took 0.9 %.
+   * service's CPU (and 8 % after 60 s); after 40 s at 2,000 clients it took 0.9 %. A slow case warms faster at more
+   * connections (a scenario's `warmup-connections`).
    */
   val SettledShare: Double = 0.03
 
-  /** The most a warm-up runs beyond the asked-for time while the JIT has not settled: its own length, at least 30 s. */
-  def extraLimit(total: FiniteDuration): FiniteDuration = total.max(30.seconds)
+  /**
+   * The most a warm-up runs beyond the asked-for time while the JIT has not settled: its own length again, so that the
+   * demo's and the tests' short warm-ups stay short.
+   */
+  def extraLimit(total: FiniteDuration): FiniteDuration = total
 
   /**
    * Drives the warm-up on `url` with wrk's closed loop and says how long it ran. `jit` reads the JIT CPU seconds of
    * the processes measured (None: no JVM among them): while the last run's share of a core is above
-   * [[SettledShare]], the warm-up goes on in runs of [[RunLength]], up to [[extraLimit]] more. `onRun(i, n)` is told before run i of the n asked for (from 1);
-   * `onExtra(share)` before each run beyond them, with the share that asked for it.
+   * [[SettledShare]], the warm-up goes on in runs of [[RunLength]], up to [[extraLimit]] more. `onRun(i, n)` is told
+   * before run i of the n asked for (from 1); `onExtra(share)` before each run beyond them, with the share that asked
+   * for it.
    */
   def run(threads: Int, connections: Int, total: FiniteDuration, url: String,
       onRun: (Int, Int) => Unit = (_, _) => (), jit: () => Option[Double] = () => None,

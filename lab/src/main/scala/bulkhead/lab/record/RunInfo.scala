@@ -18,6 +18,6 @@ final case class RunInfo(name: String, title: String, target: String, url: Strin
     seed: Option[SeedFigure], declaredWorkSeconds: Option[Double], expectedClass: String,
     expectedResource: Option[CapName], source: String, jdk: String, cores: Int, startedAt: String,
     warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None,
-    nodes: Seq[String] = Nil):
+    nodes: Seq[String] = Nil, warmupConnections: Option[Int] = None):
   /** The server loaded, when it is one the lab starts. */
   def server: Option[Target] = Target.named(target)

@@ -85,8 +85,9 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
     val i = r.records.head.info
     val flags = if i.serviceFlags.isEmpty then "no flags" else s"flags `${i.serviceFlags.mkString(" ")}`"
     val heap = i.heap.fold("")(h => s", heap `$h`")
+    val warm = i.warmupConnections.fold("")(c => s", warmed at $c connections")
     val stub = i.stubLatency.fold("")(l => s", stub latency $l")
-    s"- `${label(r)}`: ${i.title}; ${r.server.fold(r.target)(_.description)}, $flags$heap$stub " +
+    s"- `${label(r)}`: ${i.title}; ${r.server.fold(r.target)(_.description)}, $flags$heap$stub$warm " +
       s"(`${i.source.replaceAll("^.*/lab/scenarios/", "lab/scenarios/")}`)"
 
   def markdown: String =
@@ -99,12 +100,12 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
     s"""# bulkhead bench $suite
        |
        |Written by `$command`. Every case is a scenario file run through the lab's one measuring pipeline: a
-       |fresh server (JVM or nginx) for each case, server and round, warmed with wrk for ${f0(warmup)} s${
-         if longest > warmup then s" to ${f0(longest)} s" else ""} (not measured;
+       |fresh server (JVM or nginx) for each case, server and round, warmed with wrk for ${f0(warmup)}${
+         if longest > warmup then s" to ${f0(longest)}" else ""} s (not measured;
        |runs of ${WarmUp.RunLength.toSeconds} s, each opening its connections anew so that the JIT compiles the
-       |connection path too; a JVM's warm-up goes on while its JIT compiler threads take more than ${
-         f0(WarmUp.SettledShare * 100)} % of a core), then measured by wrk with its Lua report (answers by status class, latency histogram)
-       |while the server is sampled (threads, /proc, /metrics). Cases and servers are interleaved in each round
+       |connection path too; the warm-up goes on while the JIT compiler threads of the server and the stub take more
+       |than ${f0(WarmUp.SettledShare * 100)} % of a core together), then measured by wrk with its Lua report (answers
+       |by status class, latency histogram) while the server is sampled (threads, /proc, /metrics). Cases and servers are interleaved in each round
        |(A B C, A B C); the table gives medians over $rounds round(s), and each round's `result.json` sits in
        |`<case>/<server>/round-<n>/`.
        |

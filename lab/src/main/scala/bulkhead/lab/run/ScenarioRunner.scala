@@ -104,15 +104,19 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       finally started.foreach(_.child.stop())
 
   /**
-   * The scenario's warm-up of `served`, longer while the JIT of it or of a JVM it depends on (the stub) has not
-   * settled; how long it ran.
+   * The scenario's warm-up of `served`, longer while the JIT of it and the JVMs it depends on (the stub) has not
+   * settled; how long it ran. A warm-up at more connections than the load is followed by a pause: its last requests
+   * (on 1 s SOAP calls, up to 2,000 of them) would otherwise be answered, and cost CPU, inside the measured run.
    */
   private def warmUp(s: Scenario, served: Served, dependencies: Seq[Long] = Nil): FiniteDuration =
     val pids = served.child.pid +: dependencies
-    WarmUp.run(ScenarioRunner.warmUpThreads(s), s.warmupConnections.getOrElse(s.load.concurrency), s.warmup,
+    val ran = WarmUp.run(ScenarioRunner.warmUpThreads(s), s.warmupConnections.getOrElse(s.load.concurrency), s.warmup,
       served.url(s.path),
       jit = () => pids.flatMap(CpuUsage.compilerSeconds).reduceOption(_ + _),
-      onExtra = share => progress(f"  the JIT still took ${share * 100}%.0f %% of a core: ${WarmUp.RunLength.toSeconds} s more"))
+      onExtra = share =>
+        progress(f"  the JIT still took ${share * 100}%.0f %% of a core: ${WarmUp.RunLength.toSeconds} s more"))
+    if s.warmupConnections.exists(_ > s.load.concurrency) then Thread.sleep(ScenarioRunner.AfterLargerWarmUp.toMillis)
+    ran
 
   /** An unsampled attempt: its throughput (expected answers per second). */
   private def attempt(s: Scenario, url: String, dir: Path): Double =
@@ -143,7 +147,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       .fold(e => throw IllegalStateException(e), identity)
     val measured = outcomes.head
     val info = ScenarioRunner.info(s, url, driver.describe(url), started).copy(nodes = cluster.map(_.address),
-      warmupSeconds = warmed.toMillis / 1000.0)
+      warmupSeconds = warmed.toMillis / 1000.0, warmupConnections = s.warmupConnections)
     val record = RunRecord(info, measured.figures, measured.samples, driver.measuredFrom, driver.totalSeconds,
       before :+ measured.figures.throughput(s.expectedClass),
       ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)), Some(measured.beforeLoad),
@@ -161,6 +165,9 @@ object ScenarioRunner:
       s.source.toString, sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString),
       Runtime.getRuntime.availableProcessors(), started.toString, s.warmup.toMillis / 1000.0, s.bound,
       Option.when(s.targets.contains(Target.Bulkhead))(heapOf(s)))
+
+  /** The pause after a warm-up at more connections than the load: the third party's 1 s and the load's timeout. */
+  val AfterLargerWarmUp: FiniteDuration = 5.seconds
 
   /** The service's `-Xmx`: the scenario's, else the lab's default. */
   def heapOf(s: Scenario): String = s.heap.fold(Stack.DefaultHeap)(h => s"-Xmx$h")

@@ -32,8 +32,7 @@ object CpuUsage:
   /**
    * CPU time of the JVM's JIT compiler threads (HotSpot's C1 and C2, named `C1 CompilerThread<n>`, truncated to 15
    * characters in /proc), in seconds; None for a process without them (nginx, or a JVM that has exited). A JIT still
-   * compiling is CPU a benchmark would otherwise count against the request path: at 200 clients on the 1 s pipeline,
-   * after 20 s of warm-up, C2 took half of the service's CPU and more than half of the stub's.
+   * compiling is CPU a benchmark would otherwise count against the request path (see [[bulkhead.lab.load.WarmUp]]).
    */
   def compilerSeconds(pid: Long): Option[Double] =
     val tasks = Path.of(s"/proc/$pid/task")
@@ -46,11 +45,11 @@ object CpuUsage:
             try
               val name = Files.readString(t.resolve("comm")).trim
               if CompilerThreads.exists(name.startsWith) then ticksOf(Files.readString(t.resolve("stat"))) else None
-            catch case _: java.io.IOException => None
+            catch case _: Exception => None // a thread that ended while read
           }
           finally listing.close()
         Option.when(compilers.nonEmpty)(compilers.sum / TicksPerSecond)
-      catch case _: java.io.IOException => None
+      catch case _: Exception => None // the process ended while read
 
   private val CompilerThreads = Seq("C1 CompilerThre", "C2 CompilerThre")
 

@@ -76,7 +76,7 @@ final case class Scenario(
     clusterNodes: Int = 1,
     /**
      * Connections of the warm-up (`warmup-connections`), the load's otherwise. More than the load's warms a slow case
-     * faster: at 200 clients on 1 s calls (200 req/s) the JIT still compiled after 60 s.
+     * faster (see [[bulkhead.lab.load.WarmUp.SettledShare]]).
      */
     warmupConnections: Option[Int] = None):
 

@@ -32,15 +32,17 @@ class WarmUpSpec extends AnyFlatSpec with Matchers:
   it should "go on in 5 s runs while the JIT still compiles, and stop once it has settled" in {
     val jit = FakeJit(Seq(0.5, 0.4, 0.2, 0.2, 0.1, 0.05, 0.01))
     var extra = Seq.empty[Double]
-    WarmUp.warm(10.seconds, jit.once, jit.read, onExtra = share => extra :+= share) shouldBe 35.seconds
+    WarmUp.warm(20.seconds, jit.once, jit.read, onExtra = share => extra :+= share) shouldBe 35.seconds
     jit.runs shouldBe 7
-    extra.head shouldBe 0.4 +- 1e-9
+    extra.head shouldBe 0.2 +- 1e-9
     extra.last shouldBe 0.05 +- 1e-9
   }
 
   it should "stop at its extra limit when the JIT never settles, and add nothing when it has" in {
     val busy = FakeJit(Seq(0.5))
     WarmUp.warm(30.seconds, busy.once, busy.read) shouldBe 60.seconds
+    val busyShort = FakeJit(Seq(0.5))
+    WarmUp.warm(10.seconds, busyShort.once, busyShort.read) shouldBe 20.seconds
     val settled = FakeJit(Seq(0.5, 0.01))
     WarmUp.warm(10.seconds, settled.once, settled.read) shouldBe 10.seconds
     val notJvm = FakeJit(Seq(0.5))

@@ -8,7 +8,8 @@ class CpuUsageSpec extends AnyFlatSpec with Matchers:
     val pid = ProcessHandle.current().pid()
     val before = CpuUsage.compilerSeconds(pid)
     before shouldBe defined
-    // New code for the JIT: enough calls of fresh lambdas to reach C1 and C2 and keep them busy for a while.
+    // Work for the JIT: hot loops through a megamorphic call site, compiled by C1 then C2 (with the JIT's own
+    // background work, this moves the compiler threads' CPU within the 3 s allowed).
     val end = System.nanoTime() + 3_000_000_000L
     var sink = 0L
     var round = 0

@@ -4,7 +4,6 @@ import bulkhead.service.work.{Cancellation, CancellationSignal}
 import org.apache.pekko.http.scaladsl.model.{AttributeKey, HttpRequest}
 import org.apache.pekko.stream.Attributes
 
-
 /**
  * The requests of one connection: each gets a [[CancellationSignal]] that the connection fires when the request is
  * abandoned (timed out, or the connection ended: the client went away). The counters let the connection's byte stage
@@ -12,8 +11,9 @@ import org.apache.pekko.stream.Attributes
  */
 final class ConnectionScope:
   // optimization: a connection holds at most pipelining-limit requests at once, nearly always one: a list under the
-  // scope's monitor (uncontended: the connection's stream and, once, its end) instead of a concurrent set, whose add
-  // was 2-3 % of the CPU of a keep-alive /hello (JFR at c=1000).
+  // scope's monitor (rarely contended: the connection's stream, the thread that completes an answer, once the end)
+  // instead of a concurrent set, whose add was 2-3 % of the CPU of a keep-alive /hello (JFR at c=1000). The counters
+  // are volatile for the head-deadline stage, which reads them without the monitor.
   private var open: List[CancellationSignal] = Nil
   private var ended = false
   @volatile private var started = 0L
@@ -39,7 +39,10 @@ final class ConnectionScope:
   def requestsStarted: Long = started
 
   /** True while a request is being handled. */
-  def busy: Boolean = answered < started
+  def busy: Boolean =
+    // `answered` first: read after it, `started` is at least as new, so an answered request never looks open.
+    val a = answered
+    a < started
 
   /** The connection ended or its client stopped sending: every request still open is abandoned. */
   def end(): Unit =

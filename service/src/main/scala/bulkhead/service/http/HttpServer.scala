@@ -96,7 +96,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
     val scope = ConnectionScope()
     try
       val requests = Flow[HttpRequest].mapAsync(s.pipeliningLimit)(request => answer(request, scope))
-      val bytes = if pekkoSettings.remoteAddressAttribute then layer(Some(incoming.remoteAddress)) else sharedLayer
+      val bytes = if remoteAddress then layer(Some(incoming.remoteAddress)) else sharedLayer
       val socket = incoming.flow.via(everyConnection.flow[ByteString]).watchTermination()(Keep.right)
       requests.join(bytes).joinMat(socket)(Keep.right).addAttributes(ConnectionScope.attributes(scope)).run()
         .recover { case NonFatal(_) => Done }(ExecutionContext.parasitic)
@@ -113,9 +113,10 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
 
   /**
    * Between a connection's requests and its socket: Pekko's HTTP layer, the request-head deadline, the idle timeout.
-   * A blueprint that every connection materialises, as Pekko's own bind does: built per connection, it primed a
-   * header parser and composed a dozen stages each time, a third of a connection's CPU here (JFR, one /hello per
-   * connection). Pekko gives the remote-address attribute only through the layer's builder: with it on, per connection.
+   * A blueprint that every connection materialises, as Pekko HTTP's own bind does with its layer (HttpExt.bindImpl;
+   * each materialisation gets its own copy of the header parser): built per connection, it primed a header parser and
+   * composed a dozen stages each time, a third of a connection's CPU here (JFR, one /hello per connection). Pekko
+   * gives the remote address (header or attribute) only through the layer's builder: with either on, per connection.
    */
   private def layer(remote: Option[java.net.InetSocketAddress]): BidiFlow[HttpResponse, ByteString, ByteString,
       HttpRequest, NotUsed] =
@@ -125,6 +126,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
       .atop(BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](s.idleTimeout))
 
   private val sharedLayer = layer(None)
+  private val remoteAddress = pekkoSettings.remoteAddressHeader || pekkoSettings.remoteAddressAttribute
 
   private def answer(request: HttpRequest, scope: ConnectionScope): Future[HttpResponse] =
     val signal = scope.requestStarted()
