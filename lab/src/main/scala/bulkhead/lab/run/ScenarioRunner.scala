@@ -166,7 +166,10 @@ object ScenarioRunner:
       Runtime.getRuntime.availableProcessors(), started.toString, s.warmup.toMillis / 1000.0, s.bound,
       Option.when(s.targets.contains(Target.Bulkhead))(heapOf(s)))
 
-  /** The pause after a warm-up at more connections than the load: the third party's 1 s and the load's timeout. */
+  /**
+   * The pause after a warm-up at more connections than the load: long enough for the warm-up's last calls (a 1 s
+   * third party, its answers and the pool's connections settling) to end before the measured run starts.
+   */
   val AfterLargerWarmUp: FiniteDuration = 5.seconds
 
   /** The service's `-Xmx`: the scenario's, else the lab's default. */
