@@ -1,8 +1,9 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.diagnose.Measured.*
 import bulkhead.lab.process.Target
-import bulkhead.lab.record.{CpuPerRequest, LogLine, NodeSamples, RunRecord}
-import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
+import bulkhead.lab.record.{CpuPerRequest, NodeSamples, RunRecord}
+import bulkhead.lab.sample.{MetricsReading, Sample}
 
 /**
  * Names what caps a run's throughput from what the run measured, never from a work time a scenario declares.
@@ -28,6 +29,8 @@ object Diagnosis:
   val ScrapedOn = "default-dispatcher"
   /** A held resource whose cap is above the measurement by more than this does not outrank a full CPU. */
   val Binding = 0.2
+  /** A resource binds a run when the measurement is at least this share of its cap (a pool a quarter idle did not). */
+  val BindsFrom = 0.85
   /** The machine counts as saturated at this busy share. */
   val CpuSaturated = 0.9
   /**
@@ -38,17 +41,6 @@ object Diagnosis:
   val CpuCredible = 0.75
   /** ... and only when the service itself uses at least this share of the cores. */
   val ServiceCpuShare = 0.25
-
-  /**
-   * One resource as measured: its size, mean occupancy and rate through it, queue in front of it. On a cluster, a
-   * resource of every node is one of `nodes` (size, occupancy, rate and queue summed over them).
-   */
-  final case class Measured(resource: Resource, subject: String, size: Double, occupancy: Double, rate: Double,
-      saturated: Boolean, queued: Option[Double], detail: String, nodes: Int = 1, frame: Option[String] = None,
-      heldByGaugeOnly: Boolean = false):
-    def hold: Double = occupancy / rate
-    def cap: Double = rate * size / occupancy
-    def sizePerNode: Double = size / nodes
 
   def apply(r: RunRecord): Verdict = DiagnosisOf(r).verdict
 
@@ -70,17 +62,10 @@ private final class DiagnosisOf(r: RunRecord):
   private val latency = (r.load.latency.meanMs / 1000.0).max(1e-6)
   private val bulkhead = r.info.server.contains(Target.Bulkhead)
 
-  private def mean(xs: Seq[Double]) = if xs.isEmpty then 0.0 else xs.sum / xs.size
-  private def median(xs: Seq[Double]) = if xs.isEmpty then None else Some(xs.sorted.apply(xs.size / 2))
-  private def mostly(xs: Seq[Boolean]) = xs.nonEmpty && xs.count(identity) * 2 >= xs.size
-
-  /** The rate of a cumulative metric over a measured window (first and last sample that has it). */
-  private def rateIn(w: Seq[Sample])(f: MetricsReading => Option[Double]): Option[Double] =
-    val points = w.flatMap(s => s.metrics.flatMap(f).map(s.second -> _))
-    for (t0, v0) <- points.headOption; (t1, v1) <- points.lastOption if t1 > t0 && v1 >= v0 yield (v1 - v0) / (t1 - t0)
-
-  private def gaugeIn(w: Seq[Sample])(f: MetricsReading => Option[Double]): Seq[Double] =
-    w.flatMap(_.metrics.flatMap(f))
+  private val path = r.info.url.dropWhile(_ != '/').dropWhile(_ == '/').dropWhile(_ != '/')
+  private val view = RunView(window, answeredRate, clients, path, bulkhead)
+  private def rateIn(w: Seq[Sample])(f: MetricsReading => Option[Double]) = ThreadPoolReader.rateIn(w)(f)
+  private def gaugeIn(w: Seq[Sample])(f: MetricsReading => Option[Double]) = ThreadPoolReader.gaugeIn(w)(f)
 
   /** A gauge of the front (what the load reached: its connections). */
   private def gauge(f: MetricsReading => Option[Double]): Seq[Double] = gaugeIn(window)(f)
@@ -88,62 +73,6 @@ private final class DiagnosisOf(r: RunRecord):
   /** A rate summed over the nodes (the third party's calls: each node's SOAP client makes its own). */
   private def rateOverNodes(f: MetricsReading => Option[Double]): Option[Double] =
     Option(nodes.flatMap(n => rateIn(n.samples)(f))).filter(_.nonEmpty).map(_.sum)
-
-  /** Pools of a JVM without gauges, sized from the samples (Jetty's acceptor and selector in its pool's size). */
-  private val inferred: Map[String, PoolSize] = PoolSize.infer(window.map(_.pools)).map(p => p.pool -> p).toMap
-
-  /**
-   * Pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy (threads
-   * running a task: the executor's active count when it has one, else the threads not idle in the dump) and the rate
-   * through it. A pool whose busy threads mostly compute is the CPU's, not a pool that holds requests.
-   */
-  private def poolsIn(window: Seq[Sample], fallbackRate: Double): Seq[Measured] =
-    def rateOf(f: MetricsReading => Option[Double]) = rateIn(window)(f)
-    def gauge(f: MetricsReading => Option[Double]) = gaugeIn(window)(f)
-    val metricLabels = window.flatMap(_.metrics.toSeq.flatMap(_.pools.map(_.label))).distinct
-    val names = window.flatMap(_.pools.filter(_.threads > 0).map(_.pool)).distinct
-    names.flatMap { name =>
-      val label = metricLabels.find(l => name.endsWith(l))
-      val seen = window.map(_.pools.find(_.pool == name))
-      val busy = seen.map(_.map(_.busy.toDouble).getOrElse(0.0))
-      val blocked = mean(seen.map(_.map(_.blocked.toDouble).getOrElse(0.0)))
-      val size = label.flatMap(l => median(gauge(_.pool(l).flatMap(_.max))))
-        .getOrElse(seen.flatten.map(_.threads).maxOption.getOrElse(0).toDouble)
-      // bulkhead serves /metrics on its default dispatcher: the active count it reports includes the thread serving
-      // the scrape, so a dispatcher of one thread always reads full (seed 004's single thread, idle in every dump);
-      // there the dumps alone tell whether the thread is held.
-      val readsItself = label.contains(ScrapedOn) && size <= 1
-      // A fork-join pool counts as active the threads that look for work: when nothing waits in its queue and the
-      // dumps see fewer than half of the threads its gauge calls active out of their idle wait, the dumps are read (a
-      // default dispatcher read 8 of 8 active, its queue empty and its 8 threads idle in every dump, and was named
-      // the cap of a blocking pool's run). With tasks queued the gauge stands: threads parked inside the work (a
-      // managed block) look idle to a dump.
-      val gauged = label.filterNot(_ => readsItself).map(l => gauge(_.pool(l).flatMap(_.active))).filter(_.nonEmpty)
-      val queuedTasks = label.map(l => gauge(_.pool(l).flatMap(_.queued))).filter(_.nonEmpty).map(mean)
-      val active = gauged.filterNot(g => mean(busy) < mean(g) * 0.5 && queuedTasks.forall(_ < 1))
-      val occupancySeries = active.getOrElse(busy)
-      val occupancy = mean(occupancySeries)
-      // Held, not computing: most busy threads wait in a blocking frame. With an executor's active count, the threads
-      // it calls active but the dump does not see computing are held (a parked wait is not a known blocking frame).
-      val computing = mean(seen.map(_.map(p => (p.busy - p.blocked).max(0).toDouble).getOrElse(0.0)))
-      val dumpSeesHeld = mean(busy) > 0 && blocked >= mean(busy) * 0.5
-      val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else dumpSeesHeld
-      // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges. Virtual
-      // threads are one per task: every one is busy, none waits for a free one, so they have no size to be full at
-      // (what bounds them is a limit in front of them, whose refusals are errors).
-      val virtual = seen.flatten.exists(_.virtual)
-      if occupancy <= 0 || size <= 0 || !holding || virtual || (label.isEmpty && size < 2) then None
-      else
-        val counted = label.flatMap(l => rateOf(_.pool(l).flatMap(_.completed))).filter(_ > 0)
-        val rate = counted.getOrElse(fallbackRate)
-        val subject = label.getOrElse(name)
-        val frame = seen.flatten.flatMap(_.commonBusyFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2)
-          .map(_._1).getOrElse("their work")
-        Some(Measured(Resource.Pool, subject, size, occupancy, rate, mostly(occupancySeries.map(_ >= size * FullShare)),
-          queuedTasks, f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
-            s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})",
-          frame = Some(frame), heldByGaugeOnly = active.isDefined && !dumpSeesHeld))
-    }
 
   /**
    * A SOAP host pool: calls on connections (those in flight, up to its size) over the calls the third party answered
@@ -168,16 +97,17 @@ private final class DiagnosisOf(r: RunRecord):
    * without an executor counter is crossed by the node's share of the answers (the router sends round robin).
    */
   private val (pools, hostPools): (Seq[Measured], Seq[Measured]) =
-    if nodes.size == 1 then (poolsIn(window, answeredRate), hostPoolIn(window).toSeq)
+    if nodes.size == 1 then (ThreadPoolReader.measure(window, answeredRate), hostPoolIn(window).toSeq)
     else
-      val perNode = nodes.map(n => n.node -> (poolsIn(n.samples, answeredRate / nodes.size) ++ hostPoolIn(n.samples)))
+      val perNode = nodes.map(n =>
+        n.node -> (ThreadPoolReader.measure(n.samples, answeredRate / nodes.size) ++ hostPoolIn(n.samples)))
       val all = perNode.flatMap((node, ms) => ms.map(node -> _)).groupBy((_, m) => (m.resource, m.subject)).toSeq
         .sortBy((key, _) => (key._1.ordinal, key._2))
       val combined = all.flatMap { (_, measured) =>
         if measured.size == nodes.size then Seq(acrossNodes(measured.map(_._2)))
         else measured.map((node, m) => m.copy(detail = s"on $node only: ${m.detail}"))
       }
-      combined.partition(_.resource == Resource.Pool)
+      combined.partition(m => m.resource == Resource.Pool || m.resource == Resource.EventLoop)
 
   /** One resource of every node as one: sizes, occupancies, rates and queues added; saturated if on every node. */
   private def acrossNodes(each: Seq[Measured]): Measured =
@@ -186,8 +116,8 @@ private final class DiagnosisOf(r: RunRecord):
     val size = each.map(_.size).sum
     val occupancy = each.map(_.occupancy).sum
     val rate = each.map(_.rate).sum
-    val unit = if first.resource == Resource.Pool then "threads busy" else "connections in use"
-    val through = if first.resource == Resource.Pool then "tasks" else "calls"
+    val unit = if first.resource == Resource.HostPool then "connections in use" else "threads busy"
+    val through = if first.resource == Resource.HostPool then "calls" else "tasks"
     Measured(first.resource, first.subject, size, occupancy, rate, each.forall(_.saturated),
       Option(each.flatMap(_.queued)).filter(_.size == n).map(_.sum),
       f"${occupancy / n}%.1f of ${size / n}%.0f $unit on each of $n nodes (" +
@@ -251,7 +181,16 @@ private final class DiagnosisOf(r: RunRecord):
     Seq(perCall(_.soapExchanges, _.soapExchangeSeconds), perCall(_.soapCalls, _.soapSeconds)).flatten
       .++(hostPools.filter(_.nodes == nodes.size).map(_.hold)).minOption
 
-  private val candidates: Seq[Measured] = pools ++ hostPools ++ maxConnections ++ cpu
+  /**
+   * Resources found from what the front's threads wait on (locks, semaphores, connection pools...). One whose holders
+   * mostly queue on another found resource is that one's symptom: the chain leads past it.
+   */
+  private val waited: Seq[Measured] =
+    val all = ResourceReader.FromWaits.flatMap(_.read(view))
+    val keys = all.flatMap(_.key).toSet
+    all.filterNot(_.waitsOn.exists(keys))
+
+  private val candidates: Seq[Measured] = pools ++ waited ++ hostPools ++ maxConnections ++ cpu
 
   lazy val resources: Seq[Cap] = candidates.map(capOf).sortBy(_.perSecond)
 
@@ -266,13 +205,21 @@ private final class DiagnosisOf(r: RunRecord):
       Cap(m.resource, m.subject, m.cap, f"${m.detail}; hold ${fmt(m.hold)} s (Little's law); $size / " +
         f"${fmt(m.hold)} s = ${m.cap}%.1f req/s" + declared(m))
 
-  private def unitOf(m: Measured): String = if m.resource == Resource.Pool then "threads" else "connections"
+  private def unitOf(m: Measured): String = readerOf(m).map(_.unit).getOrElse("connections")
+
+  private def readerOf(m: Measured): Option[ResourceReader] = m.resource match
+    case Resource.Pool => Some(ThreadPoolReader)
+    case Resource.EventLoop => Some(EventLoopReader)
+    case _ => ResourceReader.FromWaits.find(_.resource == m.resource)
 
   /** The seed's own work time, reported beside the measured hold (never used to compute it). */
   private def declared(m: Measured): String =
     r.info.declaredWorkSeconds.filter(_ => m.resource == Resource.Pool).fold("")(w => s" (the seed's work: ${fmt(w)} s)")
 
   private def valid(c: Double) = c >= X * (1 - Noise)
+
+  /** A resource caps a run only when what flowed through it is near its cap: one with room left did not bind it. */
+  private def binds(c: Double) = c <= X / Diagnosis.BindsFrom
 
   /**
    * The saturated resource with the smallest cap. A full CPU is named only when no held resource binds: threads held
@@ -283,7 +230,7 @@ private final class DiagnosisOf(r: RunRecord):
    * wait for a core.
    */
   private val chosen: Option[Measured] =
-    val saturated = candidates.filter(m => m.saturated && valid(m.cap))
+    val saturated = candidates.filter(m => m.saturated && valid(m.cap) && binds(m.cap))
     val cpuFull = saturated.exists(_.resource == Resource.Cpu)
     val full = saturated.filterNot(m => cpuFull && m.heldByGaugeOnly).sortBy(_.cap)
     val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= X * (1 + Binding))
@@ -294,9 +241,18 @@ private final class DiagnosisOf(r: RunRecord):
     Cap(Resource.ThirdParty, "", clients / l, f"$clients clients / ${fmt(l)} s of the third party's latency (its " +
       f"calls measured by the service's SOAP client) = ${clients / l}%.1f req/s; no pool saturated"))
 
+  /**
+   * A closed loop serves what its clients offer: its bound is Little's law on the run's own figures (clients / the
+   * time each request took, clients / throughput), never the driver's mean latency, which also counts connecting and
+   * the requests cut at the end.
+   */
   private val loadGenerator: Cap =
-    Cap(Resource.LoadGenerator, "", clients / latency, f"closed loop: $clients clients / ${fmt(latency)} s mean " +
-      f"latency = ${clients / latency}%.1f req/s; no resource saturated")
+    val perRequest = clients / X.max(1e-9)
+    val roomy = candidates.filter(m => m.saturated && valid(m.cap) && !binds(m.cap)).map(capOf)
+    Cap(Resource.LoadGenerator, "", X, f"closed loop: $clients clients / ${fmt(perRequest)} s per request " +
+      f"(Little's law on the measurement) = ${X}%.1f req/s; " + (if roomy.isEmpty then "no resource saturated" else
+        roomy.map(c => f"${c.name} was full but its cap ${c.perSecond}%.1f is above what it let through").mkString("; ") +
+          busyShare.fold("")(b => f"; the machine ${b * 100}%.0f%% busy")))
 
   lazy val verdict: Verdict =
     val cap = chosen.map(capOf).orElse(thirdParty.filter(c => valid(c.perSecond))).getOrElse(loadGenerator)
@@ -304,13 +260,28 @@ private final class DiagnosisOf(r: RunRecord):
     val fix = chosen.flatMap(fixFor).orElse(logFix)
     // A fix read from the log sizes the host pool: what caps next is what caps once it is sized.
     val logFixed = logFix.filter(_ => chosen.isEmpty).flatMap(_ => hostPools.headOption)
-    val next = chosen.orElse(logFixed).filter(_ => fix.isDefined).flatMap(nextAfter)
+    // A shorter critical section has no size the lab can predict from: no next cap.
+    val next = chosen.orElse(logFixed).filter(_ => fix.exists(_.kind != FixKind.CriticalSection)).flatMap(nextAfter)
       .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
     // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
     val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then
       (None, cap.copy(why = cap.why + failures.fold("")(e => s" (the waiting clients' $e)")))
     else (errors, cap)
-    Verdict(why, X, errs, fix, next, serviceMicros)
+    Verdict(why, X, errs, fix, next, serviceMicros, chosen.fold(Nil)(chainOf))
+
+  /**
+   * How the load reaches `m`, from the threads that wait down to what its holders do: the pools whose threads queue
+   * on a resource found from waits, then the resource itself.
+   */
+  private def chainOf(m: Measured): Seq[String] =
+    val waiting = m.key.toSeq.flatMap(k => window.flatMap(_.pools).filter(_.waits.contains(k)).map(_.pool).distinct)
+      .map { p =>
+        val seen = window.map(_.pools.find(_.pool == p))
+        f"$p: ${mean(seen.map(_.fold(0.0)(_.busy.toDouble)))}%.1f of ${seen.flatten.map(_.threads).maxOption
+          .getOrElse(0)} threads busy, ${mean(seen.map(_.fold(0.0)(_.waits.getOrElse(m.key.get, 0).toDouble)))}%.1f " +
+          "of them waiting on it"
+      }
+    waiting ++ m.chain :+ f"hold ${fmt(m.hold)} s -> cap ${m.cap}%.1f req/s"
 
   /** What caps once `b` is sized by its fix: b at its new size, every other resource, and the clients. */
   private def nextAfter(b: Measured): Option[Cap] =
@@ -334,45 +305,21 @@ private final class DiagnosisOf(r: RunRecord):
     (candidates.filterNot(except).map(capOf).filter(c => valid(c.perSecond)) ++ thirdParty.filter(_ => except.nonEmpty))
       .minByOption(_.perSecond)
 
-  /**
-   * A resource's size (per node) that holds every client: one per client, spread over the nodes (the front's router
-   * sends round robin), and at least one more than now.
-   */
-  private def fixedSize(m: Measured): Int =
-    math.ceil(clients.toDouble / m.nodes).toInt.max(m.sizePerNode.toInt + 1)
+  private def fixedSize(m: Measured): Int = ResourceReader.inFlight(m, view)
 
   private def fixFor(m: Measured): Option[Fix] =
     val n = fixedSize(m)
-    val why = f"$clients clients x ${fmt(m.hold)} s hold need $clients in flight" +
-      (if m.nodes == 1 then "" else s", $n on each of ${m.nodes} nodes")
+    val why = ResourceReader.because(m, view) + (if m.nodes == 1 then "" else s", $n on each of ${m.nodes} nodes")
     m.resource match
-      case Resource.Pool if bulkhead && m.subject == "blocking-pool" =>
-        Some(Fix(Seq("--blocking-pool-size", n.toString), s"blocking-pool of $n threads (one per in-flight request: $why)"))
-      case Resource.Pool if bulkhead && m.subject == "default-dispatcher" =>
-        Some(Fix(Seq("--parallelism-min", n.toString, "--parallelism-max", n.toString),
-          s"default dispatcher of $n threads ($why); better, move the blocking work to a dedicated pool (/work/pool)"))
-      case Resource.Pool if bulkhead && m.subject == "work-queue" =>
-        Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.work-queue.max=$n", "--set",
-          s"bulkhead.enrichment.soap.work-queue.core=$n"), s"SOAP work queue of $n threads ($why)"))
-      case Resource.Pool =>
-        // The threads the server lends to other roles (Jetty's acceptor and selector) come out of the same maximum.
-        val lent = inferred.get(m.subject).fold(0)(p => p.size - p.workers)
-        Some(Fix(Nil, s"${poolSetting(m.subject)} >= ${n + lent} ($why${if lent > 0 then s", plus $lent it lends to " +
-          "acceptors and selectors" else ""})"))
       case Resource.HostPool if bulkhead =>
         Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.max-connections=$n"),
-          s"SOAP host pool of $n connections (bulkhead.enrichment.soap.max-connections; $why)"))
+          s"SOAP host pool of $n connections (bulkhead.enrichment.soap.max-connections; $why)",
+          FixKind.ConnectionPoolSize))
       case Resource.MaxConnections if bulkhead =>
-        Some(Fix(Seq("--max-connections", n.toString), s"max-connections >= $n (one per client)"))
-      case Resource.MaxConnections => Some(Fix(Nil, s"the server's connection limit >= $n (one per client)"))
-      case _ => None
-
-  /** The setting that sizes a pool of a server the lab did not write, by the pool's name. */
-  private def poolSetting(pool: String): String =
-    if pool.startsWith("qtp") then s"Jetty's QueuedThreadPool maxThreads ($pool)"
-    else if pool.contains("-exec") then s"Tomcat's maxThreads ($pool)"
-    else if pool.contains("dispatcher") then s"the dispatcher's parallelism or pool size ($pool)"
-    else s"the maximum size of pool $pool"
+        Some(Fix(Seq("--max-connections", n.toString), s"max-connections >= $n (one per client)", FixKind.MaxConnections))
+      case Resource.MaxConnections =>
+        Some(Fix(Nil, s"the server's connection limit >= $n (one per client)", FixKind.MaxConnections))
+      case _ => readerOf(m).flatMap(_.fix(m, view))
 
   /** The failed share and what the answers and the log say, when material: a verdict's errors, or a symptom's. */
   private val failures: Option[String] =
@@ -392,8 +339,7 @@ private final class DiagnosisOf(r: RunRecord):
     else r.log.sortBy(-_.count).map(_.text).collectFirst {
       case t if t.contains("max-open-requests") =>
         Fix(Seq("--set", s"bulkhead.enrichment.soap.max-connections=$clients"),
-          s"SOAP host pool >= $clients connections: the pool refused calls above its open-request limit")
+          s"SOAP host pool >= $clients connections: the pool refused calls above its open-request limit",
+          FixKind.ConnectionPoolSize)
     }
 
-  private def fmt(d: Double): String =
-    if d >= 10 then f"$d%.1f" else f"$d%.3f".reverse.dropWhile(_ == '0').reverse.stripSuffix(".")

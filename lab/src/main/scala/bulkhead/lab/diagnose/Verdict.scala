@@ -1,7 +1,11 @@
 package bulkhead.lab.diagnose
 
-/** A setting that serves the offered load: service flags the lab can re-run with, and the sentence for a person. */
-final case class Fix(flags: Seq[String], sentence: String):
+/**
+ * A setting that serves the offered load: service flags the lab can re-run with (and the path to load instead, when
+ * the fix moves the work to another route), the sentence for a person, and its kind.
+ */
+final case class Fix(flags: Seq[String], sentence: String, kind: FixKind = FixKind.PoolSize,
+    path: Option[String] = None):
   /**
    * `flags` with this fix applied: a flag (or a `--set key=`) given again replaces the earlier value. A flag without a
    * value (`--allow-default-dispatcher-work`) stands alone: flags are not simply pairs.
@@ -21,7 +25,7 @@ object Fix:
 
 /** A cap in requests per second and what it is. */
 final case class Cap(resource: Resource, subject: String, perSecond: Double, why: String):
-  def named: CapName = CapName(resource, Option.when(subject.nonEmpty)(subject))
+  def named: CapName = CapName(resource, Option.when(subject.nonEmpty && CapName.Subjected(resource))(subject))
   def name: String = named.text
 
 /**
@@ -30,7 +34,7 @@ final case class Cap(resource: Resource, subject: String, perSecond: Double, why
  * (`next`: the prediction `--verify` measures).
  */
 final case class Verdict(cap: Cap, measured: Double, errors: Option[String], fix: Option[Fix], next: Option[Cap],
-    cpuMicrosPerRequest: Option[Double]):
+    cpuMicrosPerRequest: Option[Double], chain: Seq[String] = Nil):
   def resource: Resource = if errors.isDefined then Resource.Errors else cap.resource
   /** `pool blocking-pool`, `cpu`, `errors` ...: what the accuracy suite compares with a case's expectation. */
   def named: CapName = if errors.isDefined then CapName(Resource.Errors) else cap.named
@@ -38,7 +42,8 @@ final case class Verdict(cap: Cap, measured: Double, errors: Option[String], fix
   def predicted: Double = cap.perSecond
   def ratio: Double = measured / predicted
   def explanation: String =
-    (errors.toSeq :+ cap.why :+ fix.fold("no setting to change")(f => s"fix: ${f.sentence}") :++
+    (errors.toSeq ++ Option.when(chain.size > 1)(s"chain: ${chain.mkString(" -> ")}") :+ cap.why :+
+      fix.fold("no setting to change")(f => s"fix: ${f.sentence}") :++
       next.map(n => f"then: ${n.name} caps at ${n.perSecond}%.1f req/s (${n.why})")).mkString("; ")
   /** The verdict line of `lab run` and `lab diagnose`. */
   def line(name: String): String =

@@ -12,12 +12,15 @@ import bulkhead.lab.scenario.SeedFigure
  * @param target the [[Target]]'s name, or what else was loaded (`pid 4242` for a process the lab was pointed at)
  * @param nodes a cluster run's service nodes by cluster address (`host:port`), the front (the node loaded) first;
  *              empty for one service
+ * @param expectedCap a diagnosis case's cap by construction (req/s), to score the predicted one against
+ * @param expectedFix a diagnosis case's kind of fix ([[bulkhead.lab.diagnose.FixKind]]'s key)
  */
 final case class RunInfo(name: String, title: String, target: String, url: String, loadDescription: String,
     clients: Int, serviceFlags: Seq[String], stubLatency: Option[String], redisCustomers: Option[Int],
     seed: Option[SeedFigure], declaredWorkSeconds: Option[Double], expectedClass: String,
     expectedResource: Option[CapName], source: String, jdk: String, cores: Int, startedAt: String,
     warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None,
-    nodes: Seq[String] = Nil, warmupConnections: Option[Int] = None):
+    nodes: Seq[String] = Nil, warmupConnections: Option[Int] = None, expectedCap: Option[Double] = None,
+    expectedFix: Option[String] = None):
   /** The server loaded, when it is one the lab starts. */
   def server: Option[Target] = Target.named(target)

@@ -26,27 +26,46 @@ final case class AccuracyReport(records: Seq[RunRecord]):
 
   private def within(ratio: Double) = !ratio.isNaN && math.abs(ratio - 1) <= 0.10
 
+  private def rightResource(r: RunRecord) = r.info.expectedResource.exists(Diagnosis(r).named.matches)
+
+  /**
+   * The predicted cap against the case's cap by construction (`expect.cap`) where it states one, else against the
+   * measurement (a saturated closed loop serves its cap).
+   */
+  private def capRatio(r: RunRecord): Double =
+    val v = Diagnosis(r)
+    r.info.expectedCap.fold(v.ratio)(c => v.predicted / c)
+
+  /** The verdict's kind of fix is the case's (`expect.fix`); a case that states none is scored by its resource. */
+  private def rightFix(r: RunRecord): Option[Boolean] =
+    r.info.expectedFix.map(k => Diagnosis(r).fix.exists(_.kind.key == k))
+
   val rows: Seq[Seq[String]] = cases.map { r =>
     val v = Diagnosis(r)
     val ver = verifications.find(_.original.info.name == r.info.name)
     val held = r.info.declaredWorkSeconds.fold("-")(w => f"$w%.3f")
-    Seq(r.info.name, r.info.expectedResource.get.text, v.name, if r.info.expectedResource.contains(v.named) then "yes" else "NO",
-      f"${v.predicted}%.1f", f"${v.measured}%.1f", f"${v.ratio}%.3f", held,
+    Seq(r.info.name, r.info.expectedResource.get.text, v.name, if rightResource(r) then "yes" else "NO",
+      f"${v.predicted}%.1f", r.info.expectedCap.fold("-")(c => f"$c%.1f"), f"${v.measured}%.1f", f"${capRatio(r)}%.3f",
+      (r.info.expectedFix, v.fix) match
+        case (Some(k), f) => s"$k: ${f.fold("none")(_.kind.key)} ${if rightFix(r).contains(true) then "yes" else "NO"}"
+        case (None, f) => f.fold("-")(_.kind.key),
+      held,
       ver.map(x => f"${x.predicted}%.1f -> ${x.measured}%.1f (${x.ratio}%.2f)").getOrElse("-"))
   }
 
-  val header: Seq[String] = Seq("case", "expected", "named", "right", "predicted cap", "measured", "ratio",
-    "declared work s (not read)", "verify: predicted -> measured")
+  val header: Seq[String] = Seq("case", "expected", "named", "right", "predicted cap", "expected cap", "measured",
+    "cap ratio", "fix: expected: given", "declared work s (not read)", "verify: predicted -> measured")
 
   def table: String = MarkdownTable(header, rows)
 
   def score: String =
-    val right = cases.count(r => r.info.expectedResource.contains(Diagnosis(r).named))
-    val capped = cases.filter(finite)
-    val close = capped.count(r => within(Diagnosis(r).ratio))
+    val right = cases.count(rightResource)
+    val capped = cases.filter(r => finite(r) || r.info.expectedCap.isDefined)
+    val close = capped.count(r => within(capRatio(r)))
+    val fixes = cases.flatMap(rightFix)
     val verified = verifications.count(v => within(v.ratio))
     s"diagnosis: resource $right/${cases.size}, cap within 10 % $close/${capped.size}, " +
-      s"verify within 10 % $verified/${verifications.size}"
+      s"fix right ${fixes.count(identity)}/${fixes.size}, verify within 10 % $verified/${verifications.size}"
 
   def markdown: String =
     s"""# Diagnosis accuracy
@@ -55,6 +74,8 @@ final case class AccuracyReport(records: Seq[RunRecord]):
        |
        |@@TABLE@@
        |
-       |Ratio = measured / predicted cap. No case gives the lab its work time: the column of declared work is the case's
-       |own figure, printed for comparison with the hold times the verdicts measured.
+       |Cap ratio = predicted / expected cap where the case states its cap by construction (`expect.cap`), else
+       |measured / predicted. A fix is right when its kind is the case's (`expect.fix`): never more threads for a lock's
+       |queue, never more loops for a blocked event loop. No case gives the lab its work time: the column of declared
+       |work is the case's own figure, printed for comparison with the hold times the verdicts measured.
        |""".stripMargin.replace("@@TABLE@@", table)

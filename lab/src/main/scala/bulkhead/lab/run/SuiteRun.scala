@@ -41,9 +41,9 @@ final class SuiteRun(launch: Launch, workDir: Path, say: String => Unit):
     verdict.fix.filter(f => f.flags.nonEmpty && verdict.next.isDefined && s.targets == Seq(Target.Bulkhead)) match
       case None => Nil
       case Some(fix) =>
-        say(s"  verifying: ${s.name} again with ${fix.flags.mkString(" ")}")
+        say(s"  verifying: ${s.name} again with ${fix.flags.mkString(" ")}${fix.path.fold("")(p => s" on $p")}")
         val again = runner.run(s.copy(name = s.name + SuiteRun.VerifySuffix, serviceFlags = fix.applyTo(s.serviceFlags),
-          title = s"${s.title}, with the lab's fix"))
+          title = s"${s.title}, with the lab's fix", path = fix.path.getOrElse(s.path)))
         again.fold(e => say(s"  => verify did not run: $e"), rr => say(Verification(r, verdict, rr).line))
         Seq(again)
 

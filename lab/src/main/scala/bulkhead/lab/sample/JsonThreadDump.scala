@@ -39,7 +39,8 @@ object JsonThreadDump:
       lockedMonitors = t.monitorsOwned.flatMap(_.locks).filter(_ != null).map(classicLock),
       blockedOn = t.blockedOn.map(classicLock),
       virtual = virtual, container = Some(container),
-      carrying = carriers(t.tid) || (parkedOn.nonEmpty && parkedOn == scheduler))
+      carrying = carriers(t.tid) || (parkedOn.nonEmpty && parkedOn == scheduler),
+      waitingOnIdentity = parkedOn.orElse(t.waitingOn).map(identity => identity.dropWhile(_ != '@').drop(1)))
 
   /**
    * `java.base/java.lang.Thread.sleep(Thread.java:540)` -> `java.lang.Thread.sleep(java.base/Thread.java:540)`: the

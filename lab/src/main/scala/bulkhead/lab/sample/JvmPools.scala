@@ -16,14 +16,20 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
   /** True while samples come from JSON dumps, with virtual threads. */
   def readsJson: Boolean = feature.exists(_ >= JvmPools.JsonFrom) && !jsonRefused
 
-  def sample(): Either[String, Seq[PoolSample]] =
+  /** Event-loop frames seen so far in this JVM's dumps ([[EventLoops]]): a loop seen idle once is known after. */
+  @volatile private var loops: Set[String] = Set.empty
+
+  def sample(): Either[String, Seq[PoolSample]] = read().map(_.pools)
+
+  /** The pools and the resources of one dump. */
+  def read(): Either[String, DumpReading] =
     if feature.isEmpty then feature = version().toOption.flatMap(ThreadSampler.feature)
     if !readsJson then fromClassic
     else
       // The scheduler names the carriers' pool even when none carries: asked until a JVM that has the command answers.
       if schedulerIdentity.isEmpty && feature.exists(_ >= JvmPools.SchedulerFrom) then
         schedulerIdentity = scheduler().toOption.flatMap(JsonThreadDump.schedulerIdentity)
-      json().flatMap(JsonThreadDump.parse(_, schedulerIdentity)).map(PoolSample.of) match
+      json().flatMap(JsonThreadDump.parse(_, schedulerIdentity)).map(reading) match
         case Right(pools) => Right(pools)
         case Left(jsonError) =>
           fromClassic match
@@ -32,7 +38,14 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
               Right(pools)
             case Left(classicError) => Left(s"$jsonError; $classicError")
 
-  private def fromClassic: Either[String, Seq[PoolSample]] = classic().map(t => PoolSample.of(ThreadDump.parse(t)))
+  private def fromClassic: Either[String, DumpReading] = classic().map(t => reading(ThreadDump.parse(t)))
+
+  private def reading(dump: ThreadDump): DumpReading =
+    loops = loops ++ EventLoops.frames(dump.threads)
+    DumpReading(PoolSample.of(dump, loops), WaitGraph.of(dump))
+
+/** One dump read: its pools and the resources its threads wait on. */
+final case class DumpReading(pools: Seq[PoolSample], resources: Seq[ResourceSample])
 
 object JvmPools:
   /** `Thread.dump_to_file -format=json` came with JDK 21. */

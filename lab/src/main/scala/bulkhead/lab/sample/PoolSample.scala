@@ -6,19 +6,37 @@ package bulkhead.lab.sample
  * `virtual`: its threads are virtual (a JSON dump's), one per task, started and ended with it: a pool without a size.
  */
 final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[String, Int],
-    busyFrames: Map[String, Int], blocked: Int = 0, virtual: Boolean = false):
+    busyFrames: Map[String, Int], blocked: Int = 0, virtual: Boolean = false, waits: Map[String, Int] = Map.empty,
+    sites: Map[String, Int] = Map.empty, eventLoop: Boolean = false):
   def idle: Int = threads - busy
+  /** Busy threads queued on a resource inside the JVM (a lock, a semaphore, a pool's borrow): see [[WaitGraph]]. */
+  def queued: Int = waits.filter((k, _) => !PoolSample.Terminal(k)).values.sum
+  /** Where most busy threads stand in code outside the JDK (the application frame that blocks). */
+  def commonSite: Option[String] = sites.maxByOption(_._2).map(_._1)
   /** The frame most busy threads stand in (what they block on). */
   def commonBusyFrame: Option[String] = busyFrames.maxByOption(_._2).map(_._1)
 
 object PoolSample:
-  /** The pools of a dump; the JVM's own threads (GC, JIT, VM: no Java state, no frames) are not a pool's. */
-  def of(dump: ThreadDump): Seq[PoolSample] =
-    ThreadDump(dump.threads.filter(_.state != "UNKNOWN"), dump.deadlocks).byPool.toSeq.map { (pool, threads) =>
-      val busy = threads.filterNot(_.idle)
-      PoolSample(pool, threads.size, busy.size, threads.groupMapReduce(_.state)(_ => 1)(_ + _),
-        busy.flatMap(blockingFrame).groupMapReduce(identity)(_ => 1)(_ + _), busy.count(_.state != "RUNNABLE"),
-        virtual = threads.forall(_.virtual))
+  /** What a busy thread does when it holds nothing further inside the JVM: [[WaitKind]] keys. */
+  val Terminal: Set[String] = Set(WaitKind.Running.key, WaitKind.Sleeping.key, WaitKind.Socket.key)
+
+  /**
+   * The pools of a dump; the JVM's own threads (GC, JIT, VM: no Java state, no frames) are not a pool's. `loops`: the
+   * event-loop frames seen in earlier dumps of the same JVM ([[EventLoops]]).
+   */
+  def of(dump: ThreadDump, loops: Set[String] = Set.empty): Seq[PoolSample] =
+    val seen = WaitGraph.seen(dump)
+    val loopFrames = loops ++ EventLoops.frames(seen.map(_.thread))
+    seen.groupBy(_.pool).toSeq.map { (pool, all) =>
+      val threads = all.map(_.thread)
+      val busy = all.filterNot(_.waiting.kind == WaitKind.Idle)
+      def count(xs: Seq[String]) = xs.groupMapReduce(identity)(_ => 1)(_ + _)
+      PoolSample(pool, threads.size, busy.size, count(threads.map(_.state)),
+        count(busy.flatMap(s => blockingFrame(s.thread))), busy.count(_.thread.state != "RUNNABLE"),
+        virtual = threads.forall(_.virtual),
+        waits = count(busy.map(s => if s.waiting.queued then ResourceSample.key(s.waiting) else s.waiting.kind.key)),
+        sites = count(busy.flatMap(_.waiting.site)),
+        eventLoop = threads.exists(t => EventLoops.runsLoop(t, loopFrames)))
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */

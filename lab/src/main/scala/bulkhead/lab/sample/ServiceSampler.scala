@@ -20,16 +20,17 @@ final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: B
   def sample(second: Double): Sample =
     // A starved service (blocking on its default dispatcher) may not answer: do not wait long for it.
     val metrics = metricsUrl.flatMap(u => Stack.get(u, 2.seconds).toOption.map(MetricsReading.parse))
-    val pools =
-      if !threadDumps then Nil
-      else dumps.sample() match
-        case Right(p) =>
+    val read =
+      if !threadDumps then DumpReading(Nil, Nil)
+      else dumps.read() match
+        case Right(r) =>
           lastDumpError = None
-          p
+          r
         case Left(e) =>
           lastDumpError = Some(e)
-          Nil
-    process(second).copy(pools = pools, metrics = metrics)
+          DumpReading(Nil, Nil)
+    process(second).copy(pools = read.pools, metrics = metrics, resources = read.resources,
+      outbound = OutboundConnections.of(pid))
 
   /**
    * The processes from /proc alone (no thread dump, no scrape: nothing that costs the service CPU): the readings

@@ -7,13 +7,18 @@ package bulkhead.lab.sample
  */
 final case class DumpedThread(name: String, state: String, frames: Seq[String], waitingOn: Option[String],
     lockedMonitors: Seq[String], blockedOn: Option[String], virtual: Boolean = false,
-    container: Option[String] = None, carrying: Boolean = false):
+    container: Option[String] = None, carrying: Boolean = false, waitingOnIdentity: Option[String] = None,
+    ownedSynchronizers: Seq[String] = Nil):
   /** The pool a thread belongs to, by [[PoolNames]]: `...-blocking-pool-12` -> `...-blocking-pool`, `qtp123-7` -> `qtp`. */
   def pool: String = PoolNames.of(this)
   def topFrame: Option[String] = frames.headOption
 
-  /** Parked waiting for a task: an idle pool thread, not a busy or blocked one. */
-  def idle: Boolean = frames.take(12).exists(f => ThreadDump.IdleFrames.exists(f.contains))
+  /** Waiting for a task (see [[ThreadWait.idle]]): an idle pool thread, not a busy or blocked one. */
+  def idle: Boolean = ThreadWait.idle(this)
+  /** What it waits on. */
+  lazy val waiting: ThreadWait = ThreadWait.of(this)
+  /** Identities of the monitors and ownable synchronizers it holds. */
+  def holds: Seq[String] = (lockedMonitors ++ ownedSynchronizers).map(ThreadWait.identityOf)
 
 /** A whole dump: its threads, and the deadlocks the JVM reported. */
 final case class ThreadDump(threads: Seq[DumpedThread], deadlocks: Seq[String]):
@@ -26,19 +31,25 @@ final case class ThreadDump(threads: Seq[DumpedThread], deadlocks: Seq[String]):
     threads.groupBy(t => if carriers(t.pool) then PoolNames.VirtualCarriers else t.pool)
 
 object ThreadDump:
-  /** Frames where a pool thread waits for its next task. */
+  /**
+   * Frames of executors' own loops where a thread waits for its next task. A queue's take or poll is not among them:
+   * a connection pool hands connections over through the same queues (HikariCP's `SynchronousQueue`), and a thread
+   * waiting there is waiting for a resource. [[ThreadWait.idle]] adds selectors, accepts and shallow waits.
+   */
   val IdleFrames: Seq[String] = Seq(
-    "ForkJoinPool.awaitWork", "ThreadPoolExecutor.getTask", "LinkedBlockingQueue.take", "LinkedBlockingQueue.poll",
-    "SynchronousQueue", "DelayedWorkQueue.take", "LinkedTransferQueue", "ArrayBlockingQueue.take",
-    "ForkJoinPool.runWorker", "sun.nio.ch.EPoll.wait", "EPollSelectorImpl.doSelect", "io.netty.channel.epoll",
-    "LightArrayRevolverScheduler.waitNanos", "Object.wait", "ReferenceQueue.remove", "Reference.waitForReferencePendingList",
-    "SelectorImpl.select", "CleanerImpl.run", "DelayQueue.take", "HashedWheelTimer$Worker.waitForNextTick",
-    "QueuedThreadPool$Runner.idleJobPoll", "ReservedThreadExecutor$ReservedThread.waitForTask", "DelayScheduler.loop")
+    "ForkJoinPool.awaitWork", "ThreadPoolExecutor.getTask", "DelayedWorkQueue.take", "ForkJoinPool.runWorker",
+    "io.netty.channel.epoll", "LightArrayRevolverScheduler.waitNanos", "ReferenceQueue.remove",
+    "Reference.waitForReferencePendingList", "CleanerImpl.run", "DelayQueue.take",
+    "HashedWheelTimer$Worker.waitForNextTick", "QueuedThreadPool$Runner.idleJobPoll",
+    "ReservedThreadExecutor$ReservedThread.waitForTask", "DelayScheduler.loop", "java.util.TimerThread.mainLoop",
+    "SingleThreadEventExecutor.takeTask")
 
   private val Header = "^\"(.+?)\"(.*)$".r
   private val State = """^\s+java\.lang\.Thread\.State: (\S+).*$""".r
   private val Frame = """^\s+at (.+)$""".r
-  private val Waiting = """^\s+- (?:parking to wait for|waiting on)\s+<[^>]+> \(a ([^)]+)\)$""".r
+  private val Waiting = """^\s+- (?:parking to wait for|waiting on)\s+<([^>]+)> \(a ([^)]+)\)$""".r
+  /** A line under `Locked ownable synchronizers:` (`-l`): a j.u.c. lock this thread owns. */
+  private val Owned = """^\s+- <([^>]+)> \(a ([^)]+)\)$""".r
   private val Locked = """^\s+- locked <([^>]+)> \(a ([^)]+)\)$""".r
   private val Blocked = """^\s+- waiting to lock <([^>]+)> \(a ([^)]+)\)$""".r
   /** A virtual thread mounted on this one: JDK 21+ prints the line, and the carrier runs its continuation. */
@@ -60,10 +71,12 @@ object ThreadDump:
         case other => other
       val state = block.collectFirst { case State(s) => s }.getOrElse("UNKNOWN")
       DumpedThread(name, state, block.collect { case Frame(f) => f },
-        block.collectFirst { case Waiting(cls) => cls },
+        block.collectFirst { case Waiting(_, cls) => cls },
         block.collect { case Locked(id, cls) => s"$id ($cls)" },
         block.collectFirst { case Blocked(id, cls) => s"$id ($cls)" },
-        carrying = block.exists(l => CarrierMarks.exists(l.contains)))
+        carrying = block.exists(l => CarrierMarks.exists(l.contains)),
+        waitingOnIdentity = block.collectFirst { case Waiting(id, _) => id },
+        ownedSynchronizers = block.collect { case Owned(id, cls) => s"$id ($cls)" })
     }
     val deadlocks =
       if deadlockStart < 0 then Nil

@@ -1,6 +1,6 @@
 package bulkhead.lab.scenario
 
-import bulkhead.lab.diagnose.{Bound, CapName, LittlesLaw}
+import bulkhead.lab.diagnose.{Bound, CapName, FixKind, LittlesLaw}
 import bulkhead.lab.process.Target
 import bulkhead.stub.{FaultPlan, Latency}
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
@@ -65,6 +65,10 @@ final case class Scenario(
     expectedClass: String = "2xx",
     /** What the lab should name as the cap (diagnosis cases of `lab accuracy`), e.g. `pool blocking-pool`, `cpu`. */
     expectedResource: Option[CapName] = None,
+    /** The case's cap by construction (`expect.cap`, req/s): Little's law on its known resource. */
+    expectedCap: Option[Double] = None,
+    /** The kind of fix the case expects (`expect.fix`, a [[FixKind]] key such as `critical-section`). */
+    expectedFix: Option[FixKind] = None,
     /** The service's heap (`-Xmx`, e.g. `400m`); the lab's default otherwise. */
     heap: Option[String] = None,
     /** A pool that holds each request for `workSeconds` (name, threads): with the clients, the Little's-law bound. */
@@ -95,7 +99,7 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets", "expect.resource", "expect.status-class", "service.heap", "bound.pool",
+    "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix", "expect.status-class", "service.heap", "bound.pool",
     "bound.threads", "cluster.nodes", "warmup-connections")
 
   /** Nodes of one cluster on this machine: each is a JVM of its own, sharing the cores with the load. */
@@ -128,6 +132,7 @@ object Scenario:
     val stubLatency = opt("stub.latency").map(Latency.parse)
     val stubFaults = FaultPlan.parse(list("stub.faults"))
     val expectedResource = opt("expect.resource").map(CapName.parse)
+    val expectedFix = opt("expect.fix").map(FixKind.parse)
     val load: Either[String, Load] = driver match
       case "wrk" =>
         val connections = int("load.connections", 100)
@@ -158,6 +163,9 @@ object Scenario:
         stubLatency.flatMap(_.left.toOption).map(e => s"stub.latency: $e"),
         stubFaults.left.toOption.map(e => s"stub.faults: $e"),
         expectedResource.flatMap(_.left.toOption).map(e => s"expect.resource: $e"),
+        expectedFix.flatMap(_.left.toOption).map(e => s"expect.fix: $e"),
+        Option.when(c.hasPath("expect.cap") && c.getDouble("expect.cap") <= 0)(
+          s"expect.cap must be a positive rate in req/s, was ${c.getDouble("expect.cap")}"),
         seed.map(_.id).filterNot(_.matches(SeedFigure.IdPattern)).map(id =>
           s"seed.id must be the seed's three digits like 001, was '$id'"),
         opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
@@ -200,6 +208,8 @@ object Scenario:
         targets = targets,
         expectedClass = opt("expect.status-class").getOrElse("2xx"),
         expectedResource = expectedResource.flatMap(_.toOption),
+        expectedCap = Option.when(c.hasPath("expect.cap"))(c.getDouble("expect.cap")),
+        expectedFix = expectedFix.flatMap(_.toOption),
         heap = opt("service.heap"),
         boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
           yield (p, t),

@@ -1,0 +1,16 @@
+package bulkhead.lab.diagnose
+
+/**
+ * Any other resource threads queue for and then hold (an object pool, a bounded hand-off): its holders while threads
+ * queue are its size.
+ */
+object LimitReader extends WaitReader:
+  val resource: Resource = Resource.Limit
+  val unit = "slots"
+  def claims(w: WaitResource): Boolean =
+    !lockLike(w) && !semaphore(w) && !w.mostlyHolders.contains("socket")
+
+  def fix(m: Measured, run: RunView): Option[Fix] =
+    val n = ResourceReader.inFlight(m, run)
+    Some(Fix(Nil, s"the resource taken at ${m.subject} sized >= $n (${ResourceReader.because(m, run)}), if what it " +
+      "protects can take that many at once", FixKind.LimitSize))

@@ -1,0 +1,19 @@
+package bulkhead.lab.diagnose
+
+/**
+ * A reader of a resource found from waits ([[WaitResources]]): it claims the waits of its kind, and sizes them (the
+ * holders while threads queue, unless the kind has a known size).
+ */
+abstract class WaitReader extends ResourceReader:
+  /** True when `w` is this kind of resource; the readers of [[ResourceReader.FromWaits]] claim disjoint waits. */
+  def claims(w: WaitResource): Boolean
+  def size(w: WaitResource): Double =
+    Measured.median(w.heldWhenFull).getOrElse(w.holders.max).max(1)
+
+  def read(run: RunView): Seq[Measured] =
+    val outbound = WaitResources.outbound(run)
+    WaitResources.of(run).filter(claims).map(w => w.measured(resource, size(w), unit, run, outbound))
+
+  protected def lockLike(w: WaitResource): Boolean =
+    w.first.kind == "monitor" || Seq("ReentrantLock", "ReentrantReadWriteLock", "StampedLock").exists(w.blocker.contains)
+  protected def semaphore(w: WaitResource): Boolean = w.blocker.contains("Semaphore")

@@ -1,0 +1,63 @@
+package bulkhead.lab.diagnose
+
+import bulkhead.lab.diagnose.Measured.*
+import bulkhead.lab.sample.{PoolSample, ResourceSample}
+
+/**
+ * A resource found from waits ([[ResourceSample]]) over a run's samples: waiters and holders per sample (none in a
+ * sample that did not see it), and what its holders do. Little's law on it: holders = rate x hold, so hold = mean
+ * holders / rate (every answer crosses it: the waiters are the threads serving the requests); size = the holders
+ * while threads queue (a full resource lets no more in), or 1 for a lock; cap = size / hold.
+ */
+final case class WaitResource(key: String, samples: Seq[Option[ResourceSample]]):
+  private val seen = samples.flatten
+  val first: ResourceSample = seen.head
+  def blocker: String = first.blocker
+  def site: String = first.site
+  def waiters: Seq[Double] = samples.map(_.fold(0.0)(_.waiters.toDouble))
+  def holders: Seq[Double] = samples.map(_.fold(0.0)(_.holders.toDouble))
+  /** Holders while threads queued: how many it lets in at once. */
+  def heldWhenFull: Seq[Double] = seen.filter(_.waiters > 0).map(_.holders.toDouble)
+  def saturated: Boolean = mostly(waiters.map(_ > 0))
+  /** What the holders do, over every sample: `cpu`, `sleep`, `socket`, or another resource's key. */
+  def holderWaits: Map[String, Int] = seen.flatMap(_.holderWaits).groupMapReduce(_._1)(_._2)(_ + _)
+  def mostlyHolders: Option[String] = holderWaits.maxByOption(_._2).map(_._1)
+  def waiterPools: Map[String, Double] =
+    seen.flatMap(_.waiterPools).groupMapReduce(_._1)(_._2.toDouble)(_ + _).view.mapValues(_ / samples.size).toMap
+  def holderFrame: Option[String] =
+    seen.flatMap(_.holderFrame).groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2).map(_._1)
+  def caller: Option[String] = seen.flatMap(_.caller).headOption
+  /** Another resource its holders mostly queue on: then this one is a symptom of that one. */
+  def waitsOn: Option[String] = mostlyHolders.filterNot(PoolSample.Terminal)
+
+  /** The resource measured as `resource`, of `size` units of `unit`. */
+  def measured(resource: Resource, size: Double, unit: String, run: RunView, outbound: Map[String, Double]): Measured =
+    val occupancy = mean(holders).min(size)
+    val what = mostlyHolders.fold("nothing seen")(WaitResources.describe(_, outbound))
+    val pools = waiterPools.toSeq.sortBy(-_._2).map((p, n) => f"$n%.1f of $p").mkString(", ")
+    Measured(resource, site, size, occupancy, run.answeredRate, saturated, Some(mean(waiters)),
+      f"${mean(waiters)}%.1f threads wait at $site for $blocker ($pools), ${occupancy}%.1f of ${size}%.0f $unit held" +
+        holderFrame.fold("")(f => s" (in $f)") + s", the holders $what",
+      frame = holderFrame.orElse(caller), key = Some(key), waitsOn = waitsOn,
+      chain = Seq(f"$resource at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting",
+        s"holders $what"))
+
+object WaitResources:
+  def of(run: RunView): Seq[WaitResource] =
+    val keys = run.window.flatMap(_.resources.map(_.key)).distinct
+    keys.map(k => WaitResource(k, run.window.map(_.resources.find(_.key == k))))
+      .filter(_.holders.exists(_ > 0))
+
+  /** The outbound connections over the samples, by remote address (mean count). */
+  def outbound(run: RunView): Map[String, Double] =
+    run.window.flatMap(_.outbound).groupMapReduce(_._1)(_._2.toDouble)(_ + _).view
+      .mapValues(_ / run.window.size.max(1)).toMap
+
+  /** What a holder's wait means in a sentence; a socket read names the peers the process is connected to. */
+  def describe(wait: String, outbound: Map[String, Double]): String = wait match
+    case "cpu" => "compute (on a core)"
+    case "sleep" => "sleep (the work's own time)"
+    case "socket" =>
+      val peers = outbound.toSeq.sortBy(-_._2).take(3).map((a, n) => f"$a x$n%.0f").mkString(", ")
+      "wait in a socket read (a remote call" + (if peers.isEmpty then ")" else s" to $peers)")
+    case other => s"queue on $other"
