@@ -27,7 +27,7 @@ object AccuracyCommand extends LabCommand:
       arg[String]("[FILE|DIR...]").unbounded().optional().text("cases (default lab/scenarios/diagnosis)")
         .action((p, o) => o.copy(paths = o.paths :+ p)),
       opt[Unit]("no-verify").text("skip the re-runs with each verdict's fix").action((_, o) => o.copy(verify = false)),
-      opt[String]("out").valueName("<dir>").text("where to write (default docs/results/<date>-accuracy)")
+      opt[String]("out").valueName("<dir>").text("where to write (default results/<date>-accuracy)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"))
 

@@ -12,7 +12,7 @@ import scala.concurrent.duration.*
 
 /**
  * `./bulkhead bench SUITE` (also `lab bench`): a suite's cases side by side, rounds interleaved, every round's
- * result.json under docs/results/<date>-bench-<suite>/, and the table of medians rendered from those records.
+ * result.json under results/<date>-bench-<suite>/, and the table of medians rendered from those records.
  * `bench report DIR` renders the table of a benchmark's directory again.
  */
 object BenchCommand extends LabCommand:
@@ -53,7 +53,7 @@ object BenchCommand extends LabCommand:
       opt[Int]("threads").valueName("<n>").text("wrk threads of every wrk case (e.g. 6 as seed 001's -t6)")
         .validate(t => if t >= 1 && t <= 64 then success else failure(s"--threads must be 1..64, was $t"))
         .action((t, o) => o.copy(threads = Some(t))),
-      opt[String]("out").valueName("<dir>").text("where to write results (default docs/results/<date>-bench-<suite>)")
+      opt[String]("out").valueName("<dir>").text("where to write results (default results/<date>-bench-<suite>)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"),
       checkConfig(o =>

@@ -26,7 +26,7 @@ object ClusterFaultsCommand extends LabCommand:
       opt[Int]("nodes").valueName("<n>").text("nodes of the cluster, 2..5 (default 3); the last one is killed")
         .validate(n => if n >= 2 && n <= 5 then success else failure(s"--nodes must be 2..5, was $n"))
         .action((n, o) => o.copy(nodes = n)),
-      opt[String]("out").valueName("<dir>").text("report directory (default docs/results/<date>-cluster-faults)")
+      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-cluster-faults)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"))
 

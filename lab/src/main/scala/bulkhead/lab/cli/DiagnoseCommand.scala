@@ -60,7 +60,7 @@ object DiagnoseCommand extends LabCommand:
         .text("with --no-load: a Prometheus counter of answered requests, e.g. http://127.0.0.1:9090/metrics#http_requests_total")
         .validate(v => if v.contains('#') then success else failure(s"--rate-metric must be URL#counter, was '$v'"))
         .action((v, o) => o.copy(rateMetric = Some(v))),
-      opt[String]("out").valueName("<dir>").text("where to write result.json (default docs/results/<date>-diagnose-<pid>)")
+      opt[String]("out").valueName("<dir>").text("where to write result.json (default results/<date>-diagnose-<pid>)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       checkConfig(o =>
         if !o.noLoad && o.url.isEmpty then failure("--url is required (or --no-load to observe without load)")

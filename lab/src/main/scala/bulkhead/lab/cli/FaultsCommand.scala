@@ -38,7 +38,7 @@ object FaultsCommand extends LabCommand:
             failure(s"unknown SOAP mode '$bad' in --soap-modes; modes: ${FaultSuiteSettings.Modes.mkString(", ")}")
           case None => success)
         .action((ms, o) => o.copy(modes = Some(ms.map(_.trim).filter(_.nonEmpty).distinct))),
-      opt[String]("out").valueName("<dir>").text("report directory (default docs/results/<date>-faults-short)")
+      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-faults-short)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"))
 

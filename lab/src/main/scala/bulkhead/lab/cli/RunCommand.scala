@@ -11,7 +11,7 @@ import java.nio.file.{Files, Path}
 /** `lab run FILE|DIR... [--short] [--verify] [--out DIR]` and `demo [--full]`: scenarios run, verdicts, report. */
 object RunCommand extends LabCommand:
   val name = "run"
-  val summary = "run scenario files; each run's result.json, the verdicts and a report under docs/results/"
+  val summary = "run scenario files; each run's result.json, the verdicts and a report under results/"
 
   final case class Options(paths: Seq[String] = Nil, short: Boolean = false, verify: Boolean = false,
       out: Option[Path] = None)
@@ -27,7 +27,7 @@ object RunCommand extends LabCommand:
       opt[Unit]("short").text("shorten every load (the demo's form)").action((_, o) => o.copy(short = true)),
       opt[Unit]("verify").text("re-run each scenario with the setting its verdict names; predicted vs measured")
         .action((_, o) => o.copy(verify = true)),
-      opt[String]("out").valueName("<dir>").text("report directory (default docs/results/<date>-scenarios)")
+      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-scenarios)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"))
 

@@ -1,7 +1,6 @@
 package bulkhead.lab.record
 
 import bulkhead.lab.diagnose.CapName
-import bulkhead.lab.scenario.SeedFigure
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.{CodecMakerConfig, JsonCodecMaker}
 
@@ -19,23 +18,6 @@ object RecordJson:
       CapName.parse(text).fold(e => in.decodeError(s"expectedResource: $e"), identity)
     def encodeValue(x: CapName, out: JsonWriter): Unit = out.writeVal(x.text)
     def nullValue: CapName = null
-
-  /**
-   * A seed as a record stores it: `id`, or `file`, the seed's file name (`001_<hash>.txt`) that records carried
-   * before the id, whose first three characters are the id. Both are read so that every recorded run still renders.
-   */
-  private final case class StoredSeed(id: Option[String] = None, file: Option[String] = None, row: Int, figure: String,
-      requestsPerSecond: Option[Double] = None)
-
-  private given JsonValueCodec[SeedFigure] = new JsonValueCodec[SeedFigure]:
-    private val stored: JsonValueCodec[StoredSeed] = JsonCodecMaker.make
-    def decodeValue(in: JsonReader, default: SeedFigure): SeedFigure =
-      val s = stored.decodeValue(in, stored.nullValue)
-      val id = s.id.orElse(s.file.map(_.take(3))).getOrElse(in.decodeError("seed: neither id nor file"))
-      SeedFigure(id, s.row, s.figure, s.requestsPerSecond)
-    def encodeValue(x: SeedFigure, out: JsonWriter): Unit =
-      stored.encodeValue(StoredSeed(Some(x.id), None, x.row, x.figure, x.requestsPerSecond), out)
-    def nullValue: SeedFigure = null
 
   given JsonValueCodec[RunRecord] = JsonCodecMaker.make(CodecMakerConfig.withAllowRecursiveTypes(false))
 

@@ -24,21 +24,22 @@ class RecordJsonSpec extends AnyFlatSpec with Matchers:
     RecordJson.readAll(dir).fold(e => fail(e), identity).map(_.info.name).toSet should contain("pool-4")
   }
 
-  it should "read a seed by its id, and by the file name older records carry, and the expected cap as its name" in {
+  it should "read a seed by its id and the expected cap as its name, and write them back the same way" in {
     val recorded = Files.readString(fixture("default-dispatcher-parked"))
     def withSeed(seed: String) =
       val dir = Files.createTempDirectory("seeded")
       Files.writeString(dir.resolve(RecordJson.FileName), recorded.replace("\"info\": {", s"\"info\": {\"seed\": $seed,"))
-    val byFile = RecordJson.read(withSeed(
-      """{"file": "001_6da4f80533ae7eb4.txt", "row": 1, "figure": "228.88 req/s", "requestsPerSecond": 228.88}"""))
+    val seeded = RecordJson.read(withSeed(
+      """{"id": "001", "row": 1, "figure": "228.88 req/s", "requestsPerSecond": 228.88}"""))
       .fold(e => fail(e), identity)
-    byFile.info.seed shouldBe Some(SeedFigure("001", 1, "228.88 req/s", Some(228.88)))
-    byFile.info.expectedResource shouldBe Some(CapName(Resource.Pool, Some("default-dispatcher")))
-    val written = RecordJson.write(byFile, Files.createTempDirectory("rewritten"))
-    Files.readString(written) should (include("\"id\": \"001\"") and not include "\"file\"" and
+    seeded.info.seed shouldBe Some(SeedFigure("001", 1, "228.88 req/s", Some(228.88)))
+    seeded.info.expectedResource shouldBe Some(CapName(Resource.Pool, Some("default-dispatcher")))
+    val written = RecordJson.write(seeded, Files.createTempDirectory("rewritten"))
+    Files.readString(written) should (include("\"id\": \"001\"") and
       include("\"expectedResource\": \"pool default-dispatcher\""))
-    RecordJson.read(written).map(_.info.seed) shouldBe Right(byFile.info.seed)
-    RecordJson.read(withSeed("""{"row": 1, "figure": "x"}""")).left.toOption.get should include("neither id nor file")
+    RecordJson.read(written).map(_.info.seed) shouldBe Right(seeded.info.seed)
+    RecordJson.read(withSeed("""{"row": 1, "figure": "x"}""")).left.toOption.get should
+      (include("missing required field") and include("id"))
   }
 
   it should "refuse a record whose expected cap is not one the lab names" in {

@@ -10,9 +10,9 @@ import scala.jdk.CollectionConverters.*
 import scala.jdk.StreamConverters.*
 
 /**
- * The report of the newest seed suite that `./bulkhead demo` wrote under docs/results, rendered again from its
- * result.json files and opened in headless chromium: a card, the charts and the tables for every scenario, as a person
- * sees the demo's report.
+ * The report of the newest seed suite kept under docs/results (a run `./bulkhead demo` wrote, curated there), rendered
+ * again from its result.json files and opened in headless chromium: a card, the charts and the tables for every
+ * scenario, as a person sees the demo's report.
  */
 class SeedSuiteReportSpec extends AnyFlatSpec with Matchers:
   private val newest: Path =
@@ -20,7 +20,7 @@ class SeedSuiteReportSpec extends AnyFlatSpec with Matchers:
     Files.list(results).toScala(Seq).filter(_.getFileName.toString.endsWith("-seed-suite-short"))
       .filter(d => Files.walk(d).toScala(Seq).exists(_.getFileName.toString == "result.json"))
       .maxByOption(_.getFileName.toString)
-      .getOrElse(fail(s"no seed suite with result.json files under $results: run ./bulkhead demo"))
+      .getOrElse(fail(s"no seed suite with result.json files under $results: copy a run of ./bulkhead demo there"))
   private val report = RenderedReport(newest, "seed-suite-report")
 
   "The demo's report" should "give every scenario a card with its measurement, its bound and what caps it" in {
