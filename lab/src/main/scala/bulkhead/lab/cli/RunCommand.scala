@@ -14,7 +14,7 @@ object RunCommand extends LabCommand:
   val summary = "run scenario files; each run's result.json, the verdicts and a report under results/"
 
   final case class Options(paths: Seq[String] = Nil, short: Boolean = false, verify: Boolean = false,
-      out: Option[Path] = None)
+      out: Option[Path] = None, cpus: Option[Int] = None)
 
   private val parser =
     val b = OParser.builder[Options]
@@ -27,19 +27,24 @@ object RunCommand extends LabCommand:
       opt[Unit]("short").text("shorten every load (the demo's form)").action((_, o) => o.copy(short = true)),
       opt[Unit]("verify").text("re-run each scenario with the setting its verdict names; predicted vs measured")
         .action((_, o) => o.copy(verify = true)),
+      opt[Int]("cpus").valueName("<n>")
+        .text("tell each served JVM it has n processors (-XX:ActiveProcessorCount): pools sized as on a machine of n cores")
+        .validate(n => if n >= 1 && n <= Scenario.MaxCpus then success
+          else failure(s"--cpus must be 1..${Scenario.MaxCpus}, was $n"))
+        .action((n, o) => o.copy(cpus = Some(n))),
       opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-scenarios)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
-    suite(o.paths, o.short, o.verify, o.out, "scenarios", s"./bulkhead lab run ${args.mkString(" ")}")
+    suite(o.paths, o.short, o.verify, o.out, "scenarios", s"./bulkhead lab run ${args.mkString(" ")}", o.cpus)
   }
 
   /** Loads the scenarios, runs them, writes the report; exit 1 when a scenario did not run. */
   def suite(paths: Seq[String], short: Boolean, verify: Boolean, out: Option[Path], title: String,
-      command: String): Int =
+      command: String, cpus: Option[Int] = None): Int =
     val scenarios = Scenario.files(paths).flatMap { files =>
-      val read = files.map(f => Scenario.load(f, short))
+      val read = files.map(f => Scenario.load(f, short).map(s => cpus.fold(s)(n => s.copy(cpus = Some(n)))))
       read.collectFirst { case Left(e) => e }.toLeft(read.collect { case Right(s) => s })
     }
     scenarios match

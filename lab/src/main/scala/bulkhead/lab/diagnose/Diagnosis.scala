@@ -267,7 +267,9 @@ private final class DiagnosisOf(r: RunRecord):
     val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then
       (None, cap.copy(why = cap.why + failures.fold("")(e => s" (the waiting clients' $e)")))
     else (errors, cap)
-    Verdict(why, X, errs, fix, next, serviceMicros, chosen.fold(Nil)(chainOf))
+    val seen = r.info.cpus.fold(why)(n => why.copy(why = why.why + s" (the JVM told it has $n processors: its pools " +
+      "sized from them are the ones a machine of that many cores would give it)"))
+    Verdict(seen, X, errs, fix, next, serviceMicros, chosen.fold(Nil)(chainOf))
 
   /**
    * How the load reaches `m`, from the threads that wait down to what its holders do: the pools whose threads queue

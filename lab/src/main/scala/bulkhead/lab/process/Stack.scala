@@ -40,21 +40,23 @@ final class Stack(launch: Launch, dir: Path):
   def stub(args: Seq[String]): Served = jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m"), args)
 
   /** The server a scenario loads: the service with every flag, or a peer with the ones it understands. */
-  def server(target: Target, serviceFlags: Seq[String], heap: String = Stack.DefaultHeap): Served = target match
-    case Target.Bulkhead => service(serviceFlags, heap)
-    case p: Target.Peer => peer(p, serviceFlags)
+  def server(target: Target, serviceFlags: Seq[String], heap: String = Stack.DefaultHeap,
+      jvmExtra: Seq[String] = Nil): Served = target match
+    case Target.Bulkhead => service(serviceFlags, heap, jvmExtra)
+    case p: Target.Peer => peer(p, serviceFlags, jvmExtra)
 
   /**
    * A peer server: its own JVM, or nginx. Of the scenario's flags it gets the ones it understands
    * ([[Target.flagsOf]]); its readiness is its /hello.
    */
-  def peer(target: Target.Peer, serviceFlags: Seq[String]): Served =
+  def peer(target: Target.Peer, serviceFlags: Seq[String], jvmExtra: Seq[String] = Nil): Served =
     target match
       case Target.Nginx => Nginx.start(dir)
       case p: Target.JvmPeer =>
         val classpath = launch.peers.getOrElse(p, throw IllegalStateException(
           s"peer '$p' is not built (no classpath): run the lab through ./bulkhead, which builds peers/"))
-        jvm(p.name, classpath, p.mainClass, Seq("-Xmx1g", "-Xss512k"), p.flagsOf(serviceFlags), ready = "/hello")
+        jvm(p.name, classpath, p.mainClass, Seq("-Xmx1g", "-Xss512k") ++ jvmExtra, p.flagsOf(serviceFlags),
+          ready = "/hello")
 
   /**
    * The service; `jvmExtra` adds JVM options (e.g. a trust store for a TLS Redis), `env` environment variables (e.g.

@@ -53,7 +53,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         started :::= nodes.map(_.served).toList
         Right(measure(s, nodes.head.served, dir, dependencies = dependencies, cluster = nodes))
       else
-        val server = stack.server(target, s.serviceFlags ++ backing, ScenarioRunner.heapOf(s))
+        val server = stack.server(target, s.serviceFlags ++ backing, ScenarioRunner.heapOf(s), ScenarioRunner.jvmOf(s))
         started ::= server
         Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target.jvm,
           dependencies = dependencies))
@@ -79,7 +79,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       try
         val servers = s.targets.map { t =>
           progress(s"  starting $t")
-          val served = stack.server(t, s.serviceFlags, ScenarioRunner.heapOf(s))
+          val served = stack.server(t, s.serviceFlags, ScenarioRunner.heapOf(s), ScenarioRunner.jvmOf(s))
           started ::= served
           t -> served
         }
@@ -165,13 +165,20 @@ object ScenarioRunner:
       s.source.toString, sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString),
       Runtime.getRuntime.availableProcessors(), started.toString, s.warmup.toMillis / 1000.0, s.bound,
       Option.when(s.targets.contains(Target.Bulkhead))(heapOf(s)), expectedCap = s.expectedCap,
-      expectedFix = s.expectedFix.map(_.key))
+      expectedFix = s.expectedFix.map(_.key), cpus = s.cpus)
 
   /**
    * The pause after a warm-up at more connections than the load: long enough for the warm-up's last calls (a 1 s
    * third party, its answers and the pool's connections settling) to end before the measured run starts.
    */
   val AfterLargerWarmUp: FiniteDuration = 5.seconds
+
+  /**
+   * JVM options a scenario asks for: `-XX:ActiveProcessorCount` for `service.cpus` (`--cpus`), so that every pool
+   * sized from the processors (Pekko's dispatchers, Netty's loops, the common pool) takes the size it would have on
+   * a machine of that many cores, and the verdict's cap is the one it predicts there.
+   */
+  def jvmOf(s: Scenario): Seq[String] = s.cpus.toSeq.map(n => s"-XX:ActiveProcessorCount=$n")
 
   /** The service's `-Xmx`: the scenario's, else the lab's default. */
   def heapOf(s: Scenario): String = s.heap.fold(Stack.DefaultHeap)(h => s"-Xmx$h")

@@ -69,6 +69,8 @@ final case class Scenario(
     expectedCap: Option[Double] = None,
     /** The kind of fix the case expects (`expect.fix`, a [[FixKind]] key such as `critical-section`). */
     expectedFix: Option[FixKind] = None,
+    /** Processors the served JVM is told it has (`service.cpus`, `lab run --cpus`): its pools sized as on N cores. */
+    cpus: Option[Int] = None,
     /** The service's heap (`-Xmx`, e.g. `400m`); the lab's default otherwise. */
     heap: Option[String] = None,
     /** A pool that holds each request for `workSeconds` (name, threads): with the clients, the Little's-law bound. */
@@ -99,8 +101,11 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix", "expect.status-class", "service.heap", "bound.pool",
+    "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix", "service.cpus", "expect.status-class", "service.heap", "bound.pool",
     "bound.threads", "cluster.nodes", "warmup-connections")
+
+  /** Processors a scenario may tell the served JVM it has (`service.cpus`). */
+  val MaxCpus = 1024
 
   /** Nodes of one cluster on this machine: each is a JVM of its own, sharing the cores with the load. */
   val MaxClusterNodes = 9
@@ -164,6 +169,8 @@ object Scenario:
         stubFaults.left.toOption.map(e => s"stub.faults: $e"),
         expectedResource.flatMap(_.left.toOption).map(e => s"expect.resource: $e"),
         expectedFix.flatMap(_.left.toOption).map(e => s"expect.fix: $e"),
+        Option.when(c.hasPath("service.cpus") && (int("service.cpus", 1) < 1 || int("service.cpus", 1) > MaxCpus))(
+          s"service.cpus must be 1..$MaxCpus, was ${int("service.cpus", 1)}"),
         Option.when(c.hasPath("expect.cap") && c.getDouble("expect.cap") <= 0)(
           s"expect.cap must be a positive rate in req/s, was ${c.getDouble("expect.cap")}"),
         seed.map(_.id).filterNot(_.matches(SeedFigure.IdPattern)).map(id =>
@@ -210,6 +217,7 @@ object Scenario:
         expectedResource = expectedResource.flatMap(_.toOption),
         expectedCap = Option.when(c.hasPath("expect.cap"))(c.getDouble("expect.cap")),
         expectedFix = expectedFix.flatMap(_.toOption),
+        cpus = Option.when(c.hasPath("service.cpus"))(int("service.cpus", 1)),
         heap = opt("service.heap"),
         boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
           yield (p, t),

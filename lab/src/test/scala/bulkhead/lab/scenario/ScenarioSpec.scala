@@ -146,3 +146,19 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     Files.writeString(f, "warmup-connections = 0\n")
     Scenario.load(f).left.toOption.get should include("warmup-connections must be 1..20000, was 0")
   }
+
+  it should "read a diagnosis case's expected cap and kind of fix, and the processors its JVM is told it has" in {
+    val s = read("name = x\nexpect.resource = lock\nexpect.cap = 100\nexpect.fix = critical-section\nservice.cpus = 8\n")
+      .toOption.get
+    s.expectedResource.map(_.resource) shouldBe Some(Resource.Lock)
+    s.expectedCap shouldBe Some(100.0)
+    s.expectedFix.map(_.key) shouldBe Some("critical-section")
+    s.cpus shouldBe Some(8)
+    bulkhead.lab.run.ScenarioRunner.jvmOf(s) shouldBe Seq("-XX:ActiveProcessorCount=8")
+  }
+
+  it should "refuse an unknown kind of fix, a cap that is not positive and a processor count of 0, naming each" in {
+    read("name = x\nexpect.fix = more-threads\n").left.toOption.get should include("unknown fix kind 'more-threads'")
+    read("name = x\nexpect.cap = 0\n").left.toOption.get should include("expect.cap must be a positive rate")
+    read("name = x\nservice.cpus = 0\n").left.toOption.get should include("service.cpus must be 1..1024, was 0")
+  }
