@@ -15,7 +15,7 @@ object EventLoopReader extends ResourceReader:
     ThreadPoolReader.measure(run.window, run.answeredRate).filter(_.resource == Resource.EventLoop)
 
   def fix(m: Measured, run: RunView): Option[Fix] =
-    val frames = run.window.flatMap(_.pools.filter(_.pool == m.subject)).flatMap(p => p.sites.keys ++ p.busyFrames.keys)
+    val frames = run.window.flatMap(_.pools.filter(_.pool == m.subject)).flatMap(p => p.runs ++ p.sites.keys).distinct
     val n = ResourceReader.inFlight(m, run)
     Some(Fix(Nil, s"move the blocking call in ${m.frame.getOrElse("the handler")} off the event loop ${m.subject} " +
       s"onto a bounded pool of $n threads (${ResourceReader.because(m, run)}): ${EventLoops.offload(frames)}; more " +

@@ -33,14 +33,23 @@ object EventLoops:
       loops(m) || Known(m)
     }
 
-  /** The framework's way to move blocking work off its loops, by the frames a blocked loop runs. */
+  /**
+   * The packages (their first three names: `io.vertx.core`, `io.netty.channel`) of the code `threads` run outside the JDK: what a
+   * loop's fix names the framework's way from.
+   */
+  def packages(threads: Seq[DumpedThread]): Seq[String] =
+    threads.flatMap(_.frames.map(ThreadWait.method).filterNot(ThreadWait.jdk).map(_.split('.').take(3).mkString(".")))
+      .distinct.sorted
+
+  /** The framework's way to move blocking work off its loops, by the packages (or frames) a blocked loop runs. */
   def offload(frames: Seq[String]): String =
-    if frames.exists(_.startsWith("io.vertx.")) then
+    def runs(pkg: String) = frames.exists(f => f == pkg || f.startsWith(pkg + "."))
+    if runs("io.vertx") then
       "Vert.x: vertx.executeBlocking(...) or a worker verticle (DeploymentOptions.setThreadingModel(WORKER))"
-    else if frames.exists(_.startsWith("io.undertow.")) then
+    else if runs("io.undertow") then
       "Undertow: exchange.dispatch(...) or a BlockingHandler, which run the handler on the worker pool"
-    else if frames.exists(_.startsWith("io.netty.")) then
+    else if runs("io.netty") then
       "Netty: add the handler with its own EventExecutorGroup (pipeline.addLast(group, handler))"
-    else if frames.exists(f => f.startsWith("org.apache.pekko.") || f.startsWith("akka.")) then
+    else if runs("org.apache.pekko") || runs("akka") then
       "Pekko/Akka: run the blocking Future on a dedicated dispatcher (a thread-pool-executor of fixed size)"
     else "a bounded worker pool (an ExecutorService of fixed size) that the loop hands the call to"

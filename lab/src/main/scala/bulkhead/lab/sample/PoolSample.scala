@@ -4,10 +4,13 @@ package bulkhead.lab.sample
  * One pool at one instant: how many threads, how many busy (not parked waiting for a task), how many of those are
  * blocked (sleeping, waiting, blocked on a monitor: holding a request without using a core), their states and frames.
  * `virtual`: its threads are virtual (a JSON dump's), one per task, started and ended with it: a pool without a size.
+ * `waits`: its busy threads by what they wait on ([[WaitKind]] keys, or a resource's [[ResourceSample.key]]);
+ * `sites`: by their first frame outside the JDK; `eventLoop`: its threads run an event loop ([[EventLoops]]), and
+ * `runs` the packages its busy threads run (an event loop's only: which framework's way moves work off it).
  */
 final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[String, Int],
     busyFrames: Map[String, Int], blocked: Int = 0, virtual: Boolean = false, waits: Map[String, Int] = Map.empty,
-    sites: Map[String, Int] = Map.empty, eventLoop: Boolean = false):
+    sites: Map[String, Int] = Map.empty, eventLoop: Boolean = false, runs: Seq[String] = Nil):
   def idle: Int = threads - busy
   /** Busy threads queued on a resource inside the JVM (a lock, a semaphore, a pool's borrow): see [[WaitGraph]]. */
   def queued: Int = waits.filter((k, _) => !PoolSample.Terminal(k)).values.sum
@@ -36,7 +39,9 @@ object PoolSample:
         virtual = threads.forall(_.virtual),
         waits = count(busy.map(s => if s.waiting.queued then ResourceSample.key(s.waiting) else s.waiting.kind.key)),
         sites = count(busy.flatMap(_.waiting.site)),
-        eventLoop = threads.exists(t => EventLoops.runsLoop(t, loopFrames)))
+        eventLoop = threads.exists(t => EventLoops.runsLoop(t, loopFrames)),
+        runs = if threads.exists(t => EventLoops.runsLoop(t, loopFrames)) then EventLoops.packages(busy.map(_.thread))
+          else Nil)
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */

@@ -49,7 +49,7 @@ object ThreadWait:
    * A wait with this few frames of code outside the JDK below it is a thread's loop waiting for its next task
    * (`EnhancedQueueExecutor$ThreadBody.run`, an `AsyncAppender`'s worker): a task runs deeper than that.
    */
-  val ShallowWait = 2
+  val ShallowWait = 3
 
   /** `java.lang.Thread.sleep0(java.base@25/Native Method)` -> `java.lang.Thread.sleep0`. */
   def method(frame: String): String = frame.takeWhile(_ != '(')

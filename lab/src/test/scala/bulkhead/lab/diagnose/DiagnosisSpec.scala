@@ -268,3 +268,59 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     queue.perSecond / one.perSecond shouldBe (2.0 +- 0.3)
     Diagnosis(r).predicted should be <= queue.perSecond
   }
+
+  /** Verdicts on services of other frameworks (peers/zoo), from dumps recorded mid-run under wrk at their caps. */
+  "Diagnosis of a service it has never seen" should "name a synchronized section, not the pool queued on it, and shorten it" in {
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-undertow-lock-jdk25.txt", clients = 50, perSecond = 97))
+    v.name shouldBe "lock"
+    v.predicted shouldBe (97.0 +- 1.0)
+    v.fix.map(_.kind) shouldBe Some(FixKind.CriticalSection)
+    v.fix.get.sentence should include("bulkhead.zoo.UndertowLock.lambda$start$0")
+    v.fix.get.sentence should not include ">="
+    // The chain from the pool that serves the requests down to what the holder does.
+    v.chain.head should startWith("XNIO-1 task: 50.0 of 51 threads busy, 49.0 of them waiting on it")
+    v.chain.mkString(" -> ") should include("holders sleep")
+    Diagnosis.resources(Records.ofDump("threaddump-zoo-undertow-lock-jdk25.txt", 50, 97)).map(_.name) should
+      not contain "pool XNIO-1 task"
+  }
+
+  it should "name a ReentrantLock the same way" in {
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-undertow-reentrant-jdk25.txt", clients = 50, perSecond = 96))
+    (v.name, v.fix.map(_.kind)) shouldBe ("lock", Some(FixKind.CriticalSection))
+  }
+
+  it should "name a semaphore of 4 permits and size it for the clients" in {
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-undertow-semaphore-jdk25.txt", clients = 30, perSecond = 39.4))
+    v.name shouldBe "semaphore"
+    // 4 holders / 39.4 per second = 0.10 s; 4 / 0.10 s = 39.4 req/s.
+    v.predicted shouldBe (39.4 +- 0.5)
+    v.fix.map(_.kind) shouldBe Some(FixKind.LimitSize)
+    v.next.map(_.perSecond).get should be > 39.4 * 2
+  }
+
+  it should "name an HTTP client's connection pool, its size and the dependency behind it" in {
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-httpclient-pool-jdk25.json".replace(".json", ".txt"),
+      clients = 40, perSecond = 37.5, outbound = Map("127.0.0.1:32997" -> 5)))
+    v.name shouldBe "connection-pool"
+    v.predicted shouldBe (37.5 +- 0.5)
+    v.fix.map(_.kind) shouldBe Some(FixKind.ConnectionPoolSize)
+    v.fix.get.sentence should include("PoolingHttpClientConnectionManager")
+    v.fix.get.sentence should include("127.0.0.1:32997")
+    v.chain.mkString(" -> ") should include("socket read (a remote call to 127.0.0.1:32997 x5)")
+  }
+
+  it should "tell a blocked Vert.x event loop to move the blocking call off it, never to add loops" in {
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-vertx-blocked-jdk25.txt", clients = 20, perSecond = 38.6))
+    v.name shouldBe "event-loop vert.x-eventloop-thread"
+    v.predicted shouldBe (38.6 +- 0.5)
+    v.fix.map(_.kind) shouldBe Some(FixKind.MoveOffEventLoop)
+    v.fix.get.sentence should include("executeBlocking")
+    v.fix.get.sentence should include("bulkhead.zoo.VertxBlocked$Loop.handle")
+  }
+
+  it should "tell a blocked Undertow I/O thread to dispatch to the worker pool" in {
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-undertow-io-blocked-jdk25.txt", clients = 30, perSecond = 96.6))
+    v.name shouldBe "event-loop XNIO-1 I/O"
+    v.fix.get.sentence should include("exchange.dispatch")
+  }
+
