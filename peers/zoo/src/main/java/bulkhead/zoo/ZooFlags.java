@@ -10,11 +10,14 @@ import java.util.Set;
 /**
  * The zoo's command line: `--flag value` pairs, read by name. The shared ones are read here (--app, --port,
  * --port-file, and --redis-uri and --soap-endpoint, which the lab may pass to any app); each app reads its own knobs
- * with their defaults, then {@link #refuseUnread} stops the start on any flag nobody read. A bad value stops the start with
- * exit code 2 and a message naming the flag.
+ * with their defaults, then {@link #refuseUnread} stops the start on a knob of another app. A flag of no app, or a bad
+ * value, stops the start with exit code 2 and a message naming the flag.
  */
 final class ZooFlags {
   static final String Program = "zoo";
+  /** Every flag some app reads: another is refused before the app is chosen, so even without a good --app. */
+  private static final Set<String> Known = Set.of("--app", "--port", "--port-file", "--redis-uri", "--soap-endpoint",
+      "--io-threads", "--worker-threads", "--hold-ms", "--permits", "--event-loops", "--max-connections");
 
   private final Map<String, String> given;
   private final Set<String> read = new LinkedHashSet<>();
@@ -43,7 +46,7 @@ final class ZooFlags {
         System.out.println(usage);
         System.exit(0);
       }
-      if (!flag.startsWith("--")) PeerOptions.fail(Program, "expected a --flag, was '" + flag + "'");
+      if (!Known.contains(flag)) PeerOptions.fail(Program, "unknown option '" + flag + "'");
       if (i + 1 >= args.length) PeerOptions.fail(Program, flag + " needs a value");
       if (given.put(flag, args[++i]) != null) PeerOptions.fail(Program, flag + " is given twice");
     }
