@@ -12,7 +12,8 @@ public final class Main {
       "  undertow-io-blocked  --io-threads 2 --hold-ms 20   (sleeps on the IO threads)",
       "  vertx-blocked        --event-loops 2 --hold-ms 50   (sleeps on the event loops)",
       "  httpclient-pool      --worker-threads 100 --max-connections 5 --soap-endpoint URL",
-      "Every app also accepts --redis-uri URI and --soap-endpoint URL (the lab's backing flags).");
+      "  hikari-pg            --worker-threads 100 --pool-size 10 --hold-ms 100 --jdbc-url jdbc:postgresql://...",
+      "Every app also accepts --redis-uri URI, --soap-endpoint URL and --jdbc-url URL (the lab's backing flags).");
 
   public static void main(String[] args) {
     ZooFlags flags = ZooFlags.parse(args, Usage);

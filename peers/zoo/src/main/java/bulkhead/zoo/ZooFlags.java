@@ -9,15 +9,16 @@ import java.util.Set;
 
 /**
  * The zoo's command line: `--flag value` pairs, read by name. The shared ones are read here (--app, --port,
- * --port-file, and --redis-uri and --soap-endpoint, which the lab may pass to any app); each app reads its own knobs
- * with their defaults, then {@link #refuseUnread} stops the start on a knob of another app. A flag of no app, or a bad
- * value, stops the start with exit code 2 and a message naming the flag.
+ * --port-file, and --redis-uri, --soap-endpoint and --jdbc-url, which the lab may pass to any app); each app reads
+ * its own knobs with their defaults, then {@link #refuseUnread} stops the start on a knob of another app. A flag of no
+ * app, or a bad value, stops the start with exit code 2 and a message naming the flag.
  */
 final class ZooFlags {
   static final String Program = "zoo";
   /** Every flag some app reads: another is refused before the app is chosen, so even without a good --app. */
   private static final Set<String> Known = Set.of("--app", "--port", "--port-file", "--redis-uri", "--soap-endpoint",
-      "--io-threads", "--worker-threads", "--hold-ms", "--permits", "--event-loops", "--max-connections");
+      "--jdbc-url", "--io-threads", "--worker-threads", "--hold-ms", "--permits", "--event-loops", "--max-connections",
+      "--pool-size");
 
   private final Map<String, String> given;
   private final Set<String> read = new LinkedHashSet<>();
@@ -26,6 +27,8 @@ final class ZooFlags {
   final String portFile;
   /** Empty when not given; only httpclient-pool calls it. */
   final String soapEndpoint;
+  /** Empty when not given; only hikari-pg connects to it. */
+  final String jdbcUrl;
 
   private ZooFlags(Map<String, String> given) {
     this.given = given;
@@ -36,6 +39,10 @@ final class ZooFlags {
     text("--redis-uri", "");
     this.soapEndpoint = text("--soap-endpoint", "");
     if (!soapEndpoint.isEmpty()) url("--soap-endpoint", soapEndpoint);
+    this.jdbcUrl = text("--jdbc-url", "");
+    if (!jdbcUrl.isEmpty() && !jdbcUrl.startsWith("jdbc:postgresql://")) {
+      PeerOptions.fail(Program, "--jdbc-url must be a jdbc:postgresql:// URL, was '" + jdbcUrl + "'");
+    }
   }
 
   static ZooFlags parse(String[] args, String usage) {
