@@ -78,7 +78,9 @@ final case class Scenario(
      * Connections of the warm-up (`warmup-connections`), the load's otherwise. More than the load's warms a slow case
      * faster (see [[bulkhead.lab.load.WarmUp.SettledShare]]).
      */
-    warmupConnections: Option[Int] = None):
+    warmupConnections: Option[Int] = None,
+    /** A throwaway PostgreSQL server (`postgres = true`), passed to the zoo as --jdbc-url: hikari-pg queries it. */
+    postgres: Boolean = false):
 
   /**
    * The configuration's Little's-law bound, when the scenario states its work time: clients / work, and a pool's
@@ -96,7 +98,8 @@ object Scenario:
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
     "attempts", "target", "targets", "expect.resource", "expect.status-class", "service.heap", "bound.pool",
-    "bound.threads", "cluster.nodes", "warmup-connections", "expect.cap", "expect.fix")
+    "bound.threads", "cluster.nodes", "warmup-connections", "expect.cap", "expect.fix",
+    "postgres")
 
   /** Nodes of one cluster on this machine: each is a JVM of its own, sharing the cores with the load. */
   val MaxClusterNodes = 9
@@ -165,7 +168,9 @@ object Scenario:
         // The zoo's httpclient-pool calls the stub; no peer reads Redis.
         Option.when(targets.exists(t => t != Target.Bulkhead && (c.hasPath("redis.customers") ||
             (c.hasPath("stub.latency") && t != Target.Zoo))))(
-          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead (the zoo takes the stub)"),
+          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead (or the zoo, the stub)"),
+        Option.when(c.hasPath("postgres") && c.getBoolean("postgres") && targets != Seq(Target.Zoo))(
+          "postgres = true needs target = zoo (only its hikari-pg reads a database)"),
         opt("service.heap").filterNot(_.matches("[1-9][0-9]*[kmgKMG]")).map(h =>
           s"service.heap must be a size like 400m or 2g (the JVM's -Xmx), was '$h'"),
         Option.when(c.hasPath("bound.pool") != c.hasPath("bound.threads"))("bound.pool and bound.threads go together"),
@@ -206,7 +211,8 @@ object Scenario:
         boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
           yield (p, t),
         clusterNodes = int("cluster.nodes", 1),
-        warmupConnections = Option.when(c.hasPath("warmup-connections"))(int("warmup-connections", 1)))))
+        warmupConnections = Option.when(c.hasPath("warmup-connections"))(int("warmup-connections", 1)),
+        postgres = c.hasPath("postgres") && c.getBoolean("postgres"))))
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

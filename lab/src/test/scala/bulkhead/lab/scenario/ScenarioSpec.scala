@@ -94,6 +94,14 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
       Right((Seq(Target.Zoo), Some(Latency.Fixed(100))))
   }
 
+  it should "ask for PostgreSQL for the zoo only" in {
+    read("target = zoo\npostgres = true\n").map(_.postgres) shouldBe Right(true)
+    read("target = zoo\n").map(_.postgres) shouldBe Right(false)
+    read("target = jetty\npostgres = true\n").left.toOption.get should include("postgres = true needs target = zoo")
+    read("postgres = true\n").left.toOption.get should include("postgres = true needs target = zoo")
+    read("target = zoo\npostgres = maybe\n").left.toOption.get should include("postgres")
+  }
+
   it should "be refused with a bad stub.faults and the stub's own message, naming the value" in {
     read("stub.faults = [\"meteor=0.5\"]\n").left.toOption.get should
       (include("stub.faults: ") and include("'meteor'") and include(Fault.values.map(_.key).mkString(", ")))
