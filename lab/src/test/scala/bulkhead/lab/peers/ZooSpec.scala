@@ -1,6 +1,6 @@
 package bulkhead.lab.peers
 
-import bulkhead.lab.process.{Children, Served, Stack, Target}
+import bulkhead.lab.process.{Children, Postgres, Served, Stack, Target}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
@@ -59,7 +59,7 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     ("undertow-semaphore", Seq("--permits", "2", "--hold-ms", "200"), 4, 400),
     ("undertow-io-blocked", Seq("--io-threads", "1", "--hold-ms", "200"), 2, 400),
     ("vertx-blocked", Seq("--event-loops", "1", "--hold-ms", "200"), 2, 400)).foreach { (app, knobs, n, leastMs) =>
-    s"The zoo's $app" should s"answer /hello and /work with OK, $n requests of /work at once in $leastMs ms or more" in {
+    s"The zoo's $app" should s"answer /hello and /work with OK, and $n of /work at once in $leastMs ms or more" in {
       withZoo(Seq("--app", app) ++ knobs) { s =>
         get(s, "/hello") shouldBe (200, "OK")
         get(s, "/work") shouldBe (200, "OK")
@@ -98,7 +98,28 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     }
   }
 
+  "The zoo's hikari-pg" should "query PostgreSQL through its pool, 2 at once on 1 connection in 400 ms or more" in {
+    val dir = Files.createTempDirectory("lab-zoo-pg")
+    val postgres = Postgres.start(dir)
+    try
+      val url = Postgres.jdbcUrl(postgres)
+      withZoo(Seq("--app", "hikari-pg", "--pool-size", "1", "--hold-ms", "200", "--jdbc-url", url)) { s =>
+        get(s, "/hello") shouldBe (200, "OK")
+        get(s, "/work") shouldBe (200, "OK")
+        val (statuses, ms) = atOnce(s, 2)
+        statuses shouldBe Seq(200, 200)
+        ms should be >= 400L
+      }
+    finally
+      postgres.child.stop()
+      Postgres.drop(dir)
+    Files.exists(dir.resolve("postgres")) shouldBe false
+  }
+
   Seq(
+    Seq("--app", "hikari-pg") -> "--jdbc-url",
+    Seq("--app", "hikari-pg", "--jdbc-url", "jdbc:mysql://127.0.0.1/x") -> "--jdbc-url",
+    Seq("--app", "hikari-pg", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--pool-size", "0") -> "--pool-size",
     Seq("--app", "undertow-lock", "--hold-ms", "-1") -> "--hold-ms",
     Seq("--app", "undertow-reentrant", "--worker-threads", "0") -> "--worker-threads",
     Seq("--app", "undertow-semaphore", "--permits", "0") -> "--permits",
