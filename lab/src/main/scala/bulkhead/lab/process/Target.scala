@@ -58,10 +58,11 @@ object Target:
     PeerFlags.Pool)
 
   /**
-   * The zoo: servers of frameworks the lab was not written for (Undertow, Vert.x, Apache HttpClient), one chosen by
-   * `--app`, each capped by one resource. Every flag of its scenarios is its own, the stub's --soap-endpoint included.
+   * The zoo: servers of frameworks the lab was not written for (Undertow, Vert.x, Apache HttpClient, HikariCP), one
+   * chosen by `--app`, each capped by one resource. Every flag of its scenarios is its own, the backing's included
+   * (the stub's --soap-endpoint, PostgreSQL's --jdbc-url).
    */
-  case object Zoo extends JvmPeer("zoo", "the zoo: Undertow, Vert.x or Apache HttpClient, one capped resource (--app)",
+  case object Zoo extends JvmPeer("zoo", "the zoo: Undertow, Vert.x, Apache HttpClient or HikariCP, one capped resource",
       "bulkhead.zoo.Main", Set.empty):
     override def flagsOf(serviceFlags: Seq[String]): Seq[String] = serviceFlags
 
