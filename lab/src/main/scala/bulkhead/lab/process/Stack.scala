@@ -8,7 +8,7 @@ import scala.util.Using
 
 /**
  * Where the lab finds the JVMs it starts: set by the launcher (./bulkhead) as system properties. `peers` holds the
- * classpath of each peer server module (akka-http, spray, pekko-minimal, jetty, tomcat) that was built.
+ * classpath of each peer server module (akka-http, spray, pekko-minimal, jetty, tomcat, zoo) that was built.
  */
 final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String,
     peers: Map[Target.JvmPeer, String] = Map.empty)

@@ -24,7 +24,7 @@ object Target:
     def module: String
     final def jvm: Boolean = true
 
-  /** A server other than bulkhead: it serves /hello and /work only, without the stub or Redis. */
+  /** A server other than bulkhead: it serves /hello and /work only, without Redis (and without the stub, but the zoo). */
   sealed trait Peer extends Target
 
   case object Bulkhead extends OnJvm:
@@ -57,6 +57,15 @@ object Target:
     "Tomcat 11 embedded, one connector executor (a server not written for bulkhead)", "bulkhead.peers.tomcat.Main",
     PeerFlags.Pool)
 
+  /**
+   * The zoo: servers of frameworks the lab was not written for (Undertow, Vert.x, Apache HttpClient, HikariCP), one
+   * chosen by `--app`, each capped by one resource. Every flag of its scenarios is its own, the backing's included
+   * (the stub's --soap-endpoint, PostgreSQL's --jdbc-url).
+   */
+  case object Zoo extends JvmPeer("zoo", "the zoo: Undertow, Vert.x, Apache HttpClient or HikariCP, one capped resource",
+      "bulkhead.zoo.Main", Set.empty):
+    override def flagsOf(serviceFlags: Seq[String]): Seq[String] = serviceFlags
+
   /** nginx with one worker, started by [[Nginx]]; it takes none of the service's flags. */
   case object Nginx extends Peer:
     val name = "nginx"
@@ -64,7 +73,7 @@ object Target:
     val jvm = false
     def flagsOf(serviceFlags: Seq[String]): Seq[String] = Nil
 
-  val JvmPeers: Seq[JvmPeer] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty, Tomcat)
+  val JvmPeers: Seq[JvmPeer] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty, Tomcat, Zoo)
   /** Every target, in the order reports list them. */
   val All: Seq[Target] = Bulkhead +: JvmPeers :+ Nginx
 

@@ -2,7 +2,7 @@ package bulkhead.lab.run
 
 import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{LoadDriver, WarmUp}
-import bulkhead.lab.process.{ClusterNode, Launch, Served, ServiceCluster, Stack, Target}
+import bulkhead.lab.process.{ClusterNode, Launch, Postgres, Served, ServiceCluster, Stack, Target}
 import bulkhead.lab.record.{NodeSamples, RecordJson, RunInfo, RunRecord, ServiceLog}
 import bulkhead.lab.sample.{CpuUsage, ServiceSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
@@ -24,7 +24,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
 
   /**
    * One target of a scenario, measured alone in `dir` (logs, raw outputs, result.json): bulkhead with the Redis and
-   * stub the scenario asks for, or a peer. What a benchmark runs once per round.
+   * stub the scenario asks for, or a peer (the zoo with the stub or PostgreSQL it asks for). What a benchmark runs
+   * once per round.
    */
   def runTarget(s: Scenario, target: Target, dir: Path): Either[String, RunRecord] =
     val jdk = Runtime.version().feature()
@@ -45,9 +46,16 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         started ::= st
         st
       }
+      val postgres = Option.when(s.postgres) {
+        val pg = Postgres.start(dir)
+        started ::= pg
+        pg
+      }
       val backing = redis.toSeq.flatMap(r => Seq("--redis-uri", s"redis://127.0.0.1:${r.port}")) ++
-        stub.toSeq.flatMap(st => Seq("--soap-endpoint", st.url("/soap")))
-      val dependencies = stub.map("stub" -> _.child.pid).toMap ++ redis.map("redis" -> _.child.pid)
+        stub.toSeq.flatMap(st => Seq("--soap-endpoint", st.url("/soap"))) ++
+        postgres.toSeq.flatMap(pg => Seq("--jdbc-url", Postgres.jdbcUrl(pg)))
+      val dependencies = stub.map("stub" -> _.child.pid).toMap ++ redis.map("redis" -> _.child.pid) ++
+        postgres.map("postgres" -> _.child.pid)
       if s.clusterNodes > 1 then
         val nodes = ServiceCluster.start(stack, s.clusterNodes, s.serviceFlags ++ backing, progress)
         started :::= nodes.map(_.served).toList
@@ -58,7 +66,9 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target.jvm,
           dependencies = dependencies))
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
-    finally started.foreach(_.child.stop())
+    finally
+      started.foreach(_.child.stop())
+      if s.postgres then Postgres.drop(dir)
 
   /** The scenario's own directory (logs, raw outputs, result.json) and the processes started in it. */
   private def stackFor(s: Scenario): (Path, Stack) =
@@ -69,10 +79,11 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
   /**
    * Every target of the scenario, side by side: all started, then the attempts interleaved (A B C, A B C: seed 002 ran
    * each server three times in a row for the JIT, without one server's warm-up favouring it), the last round measured
-   * and sampled per target. A scenario of bulkhead alone runs as `run`.
+   * and sampled per target. A scenario of one target runs as `run`, which starts the stub and Redis it asks for
+   * (the zoo's httpclient-pool calls the stub).
    */
   def runAll(s: Scenario): Seq[Either[String, RunRecord]] =
-    if s.targets == Seq(Target.Bulkhead) then Seq(run(s))
+    if s.targets.size == 1 then Seq(run(s))
     else
       val (dir, stack) = stackFor(s)
       var started = List.empty[Served]

@@ -84,7 +84,9 @@ final case class Scenario(
      * Connections of the warm-up (`warmup-connections`), the load's otherwise. More than the load's warms a slow case
      * faster (see [[bulkhead.lab.load.WarmUp.SettledShare]]).
      */
-    warmupConnections: Option[Int] = None):
+    warmupConnections: Option[Int] = None,
+    /** A throwaway PostgreSQL server (`postgres = true`), passed to the zoo as --jdbc-url: hikari-pg queries it. */
+    postgres: Boolean = false):
 
   /**
    * The configuration's Little's-law bound, when the scenario states its work time: clients / work, and a pool's
@@ -101,8 +103,9 @@ object Scenario:
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix", "service.cpus", "expect.status-class", "service.heap", "bound.pool",
-    "bound.threads", "cluster.nodes", "warmup-connections")
+    "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix", "service.cpus",
+    "expect.status-class", "service.heap", "bound.pool", "bound.threads", "cluster.nodes", "warmup-connections",
+    "postgres")
 
   /** Processors a scenario may tell the served JVM it has (`service.cpus`). */
   val MaxCpus = 1024
@@ -177,8 +180,12 @@ object Scenario:
           s"seed.id must be the seed's three digits like 001, was '$id'"),
         opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
           s"expect.status-class must be one of 1xx..5xx, was '$c'"),
-        Option.when(targets.exists(_ != Target.Bulkhead) && (c.hasPath("stub.latency") || c.hasPath("redis.customers")))(
-          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead"),
+        // The zoo's httpclient-pool calls the stub; no peer reads Redis.
+        Option.when(targets.exists(t => t != Target.Bulkhead && (c.hasPath("redis.customers") ||
+            (c.hasPath("stub.latency") && t != Target.Zoo))))(
+          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead (or the zoo, the stub)"),
+        Option.when(c.hasPath("postgres") && c.getBoolean("postgres") && targets != Seq(Target.Zoo))(
+          "postgres = true needs target = zoo (only its hikari-pg reads a database)"),
         opt("service.heap").filterNot(_.matches("[1-9][0-9]*[kmgKMG]")).map(h =>
           s"service.heap must be a size like 400m or 2g (the JVM's -Xmx), was '$h'"),
         Option.when(c.hasPath("bound.pool") != c.hasPath("bound.threads"))("bound.pool and bound.threads go together"),
@@ -222,7 +229,8 @@ object Scenario:
         boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
           yield (p, t),
         clusterNodes = int("cluster.nodes", 1),
-        warmupConnections = Option.when(c.hasPath("warmup-connections"))(int("warmup-connections", 1)))))
+        warmupConnections = Option.when(c.hasPath("warmup-connections"))(int("warmup-connections", 1)),
+        postgres = c.hasPath("postgres") && c.getBoolean("postgres"))))
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

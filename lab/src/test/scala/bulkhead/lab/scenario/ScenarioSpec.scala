@@ -86,6 +86,22 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     read("stub.latency = \"normal:1000:100\"\n").map(_.stubLatency) shouldBe Right(Some(Latency.Normal(1000, 100)))
   }
 
+  it should "be refused with a stub or Redis for a peer, but give the zoo its stub" in {
+    read("target = jetty\nstub.latency = \"fixed:100\"\n").left.toOption.get should include("peers serve /hello")
+    read("target = zoo\nredis.customers = 10\n").left.toOption.get should include("peers serve /hello")
+    read("targets = [zoo, jetty]\nstub.latency = \"fixed:100\"\n").left.toOption.get should include("peers serve")
+    read("target = zoo\nstub.latency = \"fixed:100\"\n").map(s => (s.targets, s.stubLatency)) shouldBe
+      Right((Seq(Target.Zoo), Some(Latency.Fixed(100))))
+  }
+
+  it should "ask for PostgreSQL for the zoo only" in {
+    read("target = zoo\npostgres = true\n").map(_.postgres) shouldBe Right(true)
+    read("target = zoo\n").map(_.postgres) shouldBe Right(false)
+    read("target = jetty\npostgres = true\n").left.toOption.get should include("postgres = true needs target = zoo")
+    read("postgres = true\n").left.toOption.get should include("postgres = true needs target = zoo")
+    read("target = zoo\npostgres = maybe\n").left.toOption.get should include("postgres")
+  }
+
   it should "be refused with a bad stub.faults and the stub's own message, naming the value" in {
     read("stub.faults = [\"meteor=0.5\"]\n").left.toOption.get should
       (include("stub.faults: ") and include("'meteor'") and include(Fault.values.map(_.key).mkString(", ")))
