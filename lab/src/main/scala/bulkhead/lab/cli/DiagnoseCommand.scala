@@ -5,7 +5,8 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.load.{LoadFigures, Latencies, WrkDriver, Answers}
 import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord}
 import bulkhead.lab.run.Measurement
-import bulkhead.lab.sample.{MetricsReading, ServiceSampler}
+import bulkhead.lab.sample.{JmxAddress, JmxConnection, JmxCredentials, JmxSampler, MetricsReading, ProcessSampler,
+  ServiceSampler}
 import bulkhead.lab.process.Stack
 import scopt.OParser
 
@@ -16,7 +17,8 @@ import scala.concurrent.duration.*
 /**
  * `lab diagnose --pid PID --url URL`: the seeds' method (load the service, sample its threads, read them per pool)
  * for any JVM, started by anyone: loads URL with wrk while sampling PID, then names the pool or resource that caps it.
- * `--no-load` only observes the service under its own traffic.
+ * `--jmx HOST:PORT` samples a JVM through its JMX agent instead (in a container, on another host); `--no-load` only
+ * observes the service under its own traffic.
  */
 object DiagnoseCommand extends LabCommand:
   val name = "diagnose"
@@ -24,7 +26,8 @@ object DiagnoseCommand extends LabCommand:
 
   final case class Options(pid: Long = -1, url: String = "", connections: Int = 50, threads: Int = 2,
       duration: FiniteDuration = 20.seconds, every: FiniteDuration = 1.second, noLoad: Boolean = false,
-      rateMetric: Option[String] = None, out: Option[Path] = None)
+      rateMetric: Option[String] = None, out: Option[Path] = None, jmx: Option[JmxAddress] = None,
+      jmxCredentials: Option[Path] = None)
 
   private def seconds(v: String): Option[FiniteDuration] =
     scala.util.Try(Duration(v.replaceAll("^(\\d+)$", "$1 s").replaceAll("(\\d)(ms|s|m)$", "$1 $2"))).toOption
@@ -36,9 +39,15 @@ object DiagnoseCommand extends LabCommand:
     OParser.sequence(
       programName("bulkhead lab diagnose"),
       head(summary),
-      opt[Long]("pid").required().valueName("<pid>").text("the JVM to sample (attach API, as jcmd)")
+      opt[Long]("pid").valueName("<pid>").text("the JVM to sample, on this host (attach API, as jcmd)")
         .validate(p => if p > 0 then success else failure(s"--pid must be a process id, was $p"))
         .action((p, o) => o.copy(pid = p)),
+      opt[String]("jmx").valueName("<host:port>").text("or the JVM to sample through its JMX agent (docs/remote.md)")
+        .validate(a => JmxAddress.parse(a).fold(e => failure(s"--jmx: $e"), _ => success))
+        .action((a, o) => o.copy(jmx = JmxAddress.parse(a).toOption)),
+      opt[String]("jmx-credentials").valueName("<file>")
+        .text("with --jmx: a file (mode 600) holding `user password` on one line, for an agent that authenticates")
+        .action((f, o) => o.copy(jmxCredentials = Some(Path.of(f)))),
       opt[String]("url").valueName("<url>").text("what wrk loads (127.0.0.1 only); not with --no-load")
         .validate(u => if u.startsWith("http://127.") || u.startsWith("http://localhost") then success
           else failure(s"--url must be on loopback (http://127.0.0.1:...), was '$u'"))
@@ -63,47 +72,82 @@ object DiagnoseCommand extends LabCommand:
       opt[String]("out").valueName("<dir>").text("where to write result.json (default results/<date>-diagnose-<pid>)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       checkConfig(o =>
-        if !o.noLoad && o.url.isEmpty then failure("--url is required (or --no-load to observe without load)")
+        if o.pid > 0 == o.jmx.isDefined then failure("give the JVM to sample: --pid PID or --jmx HOST:PORT (one of them)")
+        else if o.jmxCredentials.isDefined && o.jmx.isEmpty then failure("--jmx-credentials goes with --jmx")
+        else if !o.noLoad && o.url.isEmpty then failure("--url is required (or --no-load to observe without load)")
         else if o.noLoad && o.url.nonEmpty then failure("--url and --no-load exclude each other")
         else success),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
-    if !Files.isDirectory(Path.of(s"/proc/${o.pid}")) then
-      System.err.println(s"bulkhead lab diagnose: no process ${o.pid}")
-      2
-    else
-      val dir = o.out.getOrElse(Paths.results(s"diagnose-${o.pid}"))
-      run(o, dir, println) match
-        case Left(err) =>
-          System.err.println(s"bulkhead lab diagnose: $err")
-          1
-        case Right(record) =>
-          println(ThreadTable.render(record.samples.map(_.pools)))
-          println(Diagnosis(record).line(record.info.name))
-          println(s"result: ${dir.resolve(RecordJson.FileName)}")
-          0
+    val refused =
+      if o.jmx.isEmpty && !Files.isDirectory(Path.of(s"/proc/${o.pid}")) then Some(s"no process ${o.pid}")
+      else o.jmxCredentials.flatMap(f => JmxCredentials.read(f).left.toOption)
+    refused match
+      case Some(err) =>
+        System.err.println(s"bulkhead lab diagnose: $err")
+        2
+      case None =>
+        val dir = o.out.getOrElse(Paths.results(s"diagnose-${Sampled.key(o)}"))
+        run(o, dir, println) match
+          case Left(err) =>
+            System.err.println(s"bulkhead lab diagnose: $err")
+            1
+          case Right(record) =>
+            println(ThreadTable.render(record.samples.map(_.pools)))
+            println(Diagnosis(record).line(record.info.name))
+            println(s"result: ${dir.resolve(RecordJson.FileName)}")
+            0
   }
+
+  /**
+   * The JVM sampled: by pid on this host, or over JMX (then its JDK and cores are its own, read through the
+   * connection). `label` names it in the run (`pid 4242`, `jmx 127.0.0.1:9010`).
+   */
+  private final case class Sampled(sampler: ProcessSampler, label: String, jdk: String, cores: Int,
+      close: () => Unit = () => ())
+
+  private object Sampled:
+    /** `4242`, or `jmx-127.0.0.1-9010`: what names its results directory. */
+    def key(o: Options): String = o.jmx.fold(o.pid.toString)(a => s"jmx-${a.host}-${a.port}".replaceAll("[^A-Za-z0-9.-]", "-"))
+    /** The run's name: `pid-4242`, or `jmx-127.0.0.1-9010`. */
+    def name(o: Options): String = if o.jmx.isDefined then key(o) else s"pid-${o.pid}"
+
+    def open(o: Options): Either[String, Sampled] = o.jmx match
+      case None => Right(Sampled(ServiceSampler(o.pid, None), s"pid ${o.pid}",
+        sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors()))
+      case Some(address) =>
+        for
+          credentials <- o.jmxCredentials.fold(Right(None))(f => JmxCredentials.read(f).map(Some(_)))
+          connection <- JmxConnection.open(address, credentials)
+        yield
+          val sampler = JmxSampler(connection)
+          Sampled(sampler, s"jmx $address", connection.jdk,
+            sampler.cores.getOrElse(Runtime.getRuntime.availableProcessors()), () => connection.close())
 
   /** Loads (or observes) and samples the process; the run, written as `result.json` into `dir`. */
   def run(o: Options, dir: Path, say: String => Unit): Either[String, RunRecord] =
+    Sampled.open(o).flatMap(s => try measure(o, s, dir, say) finally s.close())
+
+  private def measure(o: Options, sampled: Sampled, dir: Path, say: String => Unit): Either[String, RunRecord] =
     Files.createDirectories(dir)
-    val sampler = ServiceSampler(o.pid, None)
+    val sampler = sampled.sampler
     val started = Instant.now()
     val measured =
-      if o.noLoad then Right(observe(o, sampler))
+      if o.noLoad then Right(observe(o, sampled))
       else
         val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
-        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling pid ${o.pid} every ${o.every.toMillis} ms")
+        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling ${sampled.label} every ${o.every.toMillis} ms")
         Measurement.run(driver, o.url, dir, sampler, o.every, say)
     measured.flatMap {
       case m if m.samples.forall(_.pools.isEmpty) =>
-        Left(s"no thread dump of pid ${o.pid}: ${sampler.lastDumpError.getOrElse("is it a JVM of this user?")}")
+        val why = if o.jmx.isDefined then "" else "is it a JVM of this user?"
+        Left(s"no thread dump of ${sampled.label}: ${sampler.lastDumpError.getOrElse(why)}")
       case m =>
         val (figures, samples) = (m.figures, m.samples)
-        val info = RunInfo(s"pid-${o.pid}", s"pid ${o.pid}", s"pid ${o.pid}", o.url, figures.description,
-          figures.clients, Nil, None, None, None, None, "2xx", None, s"pid ${o.pid}",
-          sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors(),
+        val label = sampled.label
+        val info = RunInfo(Sampled.name(o), label, label, o.url, figures.description,
+          figures.clients, Nil, None, None, None, None, "2xx", None, label, sampled.jdk, sampled.cores,
           started.toString)
         val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil,
           Some(m.beforeLoad), Some(m.afterLoad))
@@ -112,12 +156,13 @@ object DiagnoseCommand extends LabCommand:
     }
 
   /** Samples for the duration without load; the answers are the counter's increase, when one is given. */
-  private def observe(o: Options, sampler: ServiceSampler): Measurement.Outcome =
+  private def observe(o: Options, sampled: Sampled): Measurement.Outcome =
+    val sampler = sampled.sampler
     def count(): Option[Double] = o.rateMetric.flatMap { spec =>
       val (url, counter) = spec.splitAt(spec.lastIndexOf('#'))
       Stack.get(url, 5.seconds).toOption.map(t => MetricsReading.lines(t).filter(_.name == counter.drop(1)).map(_.value).sum)
     }
-    println(s"bulkhead lab diagnose: observing pid ${o.pid} for ${o.duration.toSeconds} s (no load)")
+    println(s"bulkhead lab diagnose: observing ${sampled.label} for ${o.duration.toSeconds} s (no load)")
     val c0 = count()
     val before = sampler.process(0.0)
     val start = System.nanoTime()

@@ -1,7 +1,7 @@
 package bulkhead.lab.run
 
 import bulkhead.lab.load.{LoadDriver, LoadFigures}
-import bulkhead.lab.sample.{Sample, ServiceSampler}
+import bulkhead.lab.sample.{ProcessSampler, Sample}
 
 import java.nio.file.Path
 import java.util.concurrent.Executors
@@ -18,7 +18,7 @@ object Measurement:
    */
   final case class Outcome(figures: LoadFigures, samples: Seq[Sample], beforeLoad: Sample, afterLoad: Sample)
 
-  def run(driver: LoadDriver, url: String, dir: Path, sampler: ServiceSampler, every: FiniteDuration,
+  def run(driver: LoadDriver, url: String, dir: Path, sampler: ProcessSampler, every: FiniteDuration,
       progress: String => Unit): Either[String, Outcome] =
     runNodes(driver, url, dir, Seq(sampler), every, progress).map(_.head)
 
@@ -28,7 +28,7 @@ object Measurement:
    * came seconds after the first's), and each sample carries its own second. The progress line is the first
    * process's (the one loaded). One outcome per process, in the order of `samplers`, all with the load's figures.
    */
-  def runNodes(driver: LoadDriver, url: String, dir: Path, samplers: Seq[ServiceSampler], every: FiniteDuration,
+  def runNodes(driver: LoadDriver, url: String, dir: Path, samplers: Seq[ProcessSampler], every: FiniteDuration,
       progress: String => Unit): Either[String, Seq[Outcome]] =
     require(samplers.nonEmpty, "no process to sample")
     val result = AtomicReference[Either[String, LoadFigures]]()
@@ -39,7 +39,7 @@ object Measurement:
       t.setDaemon(true)
       t)
     given ExecutionContext = ExecutionContext.fromExecutor(threads)
-    def everyOne[A](f: ServiceSampler => A): Seq[A] = Await.result(Future.sequence(samplers.map(s => Future(f(s)))),
+    def everyOne[A](f: ProcessSampler => A): Seq[A] = Await.result(Future.sequence(samplers.map(s => Future(f(s)))),
       Duration.Inf)
     try
       val before = everyOne(_.process(0.0))

@@ -12,7 +12,7 @@ import scala.concurrent.duration.*
  * from /proc at every sample, to state what a request costs them too.
  */
 final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: Boolean = true,
-    dependencies: Map[String, Long] = Map.empty):
+    dependencies: Map[String, Long] = Map.empty) extends ProcessSampler:
   /** The last thread dump's error, if the last one failed (a starved or exiting JVM). */
   @volatile var lastDumpError: Option[String] = None
   private val dumps = JvmPools.of(pid)
