@@ -73,7 +73,9 @@ object ThreadWait:
   private def shallowWait(t: DumpedThread): Boolean =
     val methods = t.frames.map(method)
     val waiting = methods.headOption.exists(m => machinery(m) || m.startsWith("java.lang.Object.wait"))
-    waiting && t.state != "BLOCKED" && {
+    // A sleep is the work's own time (a virtual thread sleeps by parking), whatever the stack's depth.
+    val sleeping = methods.take(4).exists(m => SleepFrames.exists(m.startsWith))
+    waiting && !sleeping && t.state != "BLOCKED" && {
       val below = methods.dropWhile(m => machinery(m) || jdk(m))
       below.count(m => !jdk(m)) <= ShallowWait && below.size <= ShallowWait + 3
     }

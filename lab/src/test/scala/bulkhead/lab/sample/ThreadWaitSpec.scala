@@ -62,3 +62,11 @@ class ThreadWaitSpec extends AnyFlatSpec with Matchers:
     borrow.waiting shouldBe ThreadWait(WaitKind.Parked, Some("java.util.concurrent.SynchronousQueue$Transferer"),
       Some("0x00000006a1b2c3d4"), Some("com.zaxxer.hikari.util.ConcurrentBag.borrow"))
   }
+
+  it should "read a sleeping virtual thread as sleeping, not as a thread loop's shallow wait" in {
+    val json = JsonThreadDump.parse(Fixtures.text("threaddump-virtual200-c20-1-jdk25.json")).toOption.get
+    val sleepers = json.threads.filter(t => t.virtual && t.frames.exists(_.contains("Thread.sleep")))
+    sleepers should not be empty
+    sleepers.map(_.waiting.kind).distinct shouldBe Seq(WaitKind.Sleeping)
+  }
+
