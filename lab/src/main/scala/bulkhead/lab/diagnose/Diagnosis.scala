@@ -63,7 +63,6 @@ private final class DiagnosisOf(r: RunRecord):
   private val bulkhead = r.info.server.contains(Target.Bulkhead)
 
   private val path = r.info.url.dropWhile(_ != '/').dropWhile(_ == '/').dropWhile(_ != '/')
-  private val view = RunView(window, answeredRate, clients, path, bulkhead)
   private def rateIn(w: Seq[Sample])(f: MetricsReading => Option[Double]) = ThreadPoolReader.rateIn(w)(f)
   private def gaugeIn(w: Seq[Sample])(f: MetricsReading => Option[Double]) = ThreadPoolReader.gaugeIn(w)(f)
 
@@ -75,21 +74,22 @@ private final class DiagnosisOf(r: RunRecord):
     Option(nodes.flatMap(n => rateIn(n.samples)(f))).filter(_.nonEmpty).map(_.sum)
 
   /**
-   * A SOAP host pool: calls on connections (those in flight, up to its size) over the calls the third party answered
-   * (a call refused before it was sent held no connection; all calls when the service does not tell them apart).
+   * The machine's busy share and the service's CPU per answer over the measured load: from the readings just before
+   * and just after it where the run has them (a short run sampled every 5 s has one sample inside its window).
    */
-  private def hostPoolIn(window: Seq[Sample]): Option[Measured] =
-    def gauge(f: MetricsReading => Option[Double]) = gaugeIn(window)(f)
-    for
-      size <- median(gauge(_.soapConnectionsMax))
-      inFlight = gauge(_.soapInFlight)
-      if inFlight.nonEmpty && size > 0
-      rate <- rateIn(window)(_.soapAnswered).filter(_ > 0).orElse(rateIn(window)(_.soapCalls).filter(_ > 0))
-      occupancy = mean(inFlight.map(_.min(size)))
-      if occupancy > 0
-    yield Measured(Resource.HostPool, "", size, occupancy, rate, mostly(inFlight.map(_ >= size * FullShare)),
-      Some(mean(inFlight.map(f => (f - size).max(0)))),
-      f"${mean(inFlight)}%.1f calls in flight on ${size}%.0f connections, ${rate}%.1f calls/s answered")
+  private val (busyShare, serviceMicros): (Option[Double], Option[Double]) =
+    val readings = r.beforeLoad.toSeq ++ window ++ r.afterLoad.toSeq
+    val ticks = readings.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
+    val share = for (b0, t0) <- ticks.headOption; (b1, t1) <- ticks.lastOption if t1 > t0
+      yield (b1 - b0).toDouble / (t1 - t0)
+    // On a cluster every node's CPU: an answer of the front also costs the node whose routee served it.
+    val perNode = nodes.map(n => CpuPerRequest.service(r.copy(samples = n.samples, beforeLoad = n.beforeLoad,
+      afterLoad = n.afterLoad, otherNodes = Nil)))
+    (share, Option.when(perNode.forall(_.isDefined))(perNode.flatten.sum))
+
+  private lazy val view = RunView(window, answeredRate, clients, path, bulkhead, X, r.info.cores, busyShare,
+    serviceMicros)
+  private def hostPoolIn(w: Seq[Sample]): Seq[Measured] = HostPoolReader.read(view.copy(window = w))
 
   /**
    * Pools and SOAP host pools of every node. One service: its own. A cluster: a resource measured on every node is
@@ -97,7 +97,7 @@ private final class DiagnosisOf(r: RunRecord):
    * without an executor counter is crossed by the node's share of the answers (the router sends round robin).
    */
   private val (pools, hostPools): (Seq[Measured], Seq[Measured]) =
-    if nodes.size == 1 then (ThreadPoolReader.measure(window, answeredRate), hostPoolIn(window).toSeq)
+    if nodes.size == 1 then (ThreadPoolReader.measure(window, answeredRate), hostPoolIn(window))
     else
       val perNode = nodes.map(n =>
         n.node -> (ThreadPoolReader.measure(n.samples, answeredRate / nodes.size) ++ hostPoolIn(n.samples)))
@@ -125,50 +125,9 @@ private final class DiagnosisOf(r: RunRecord):
         f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame,
       heldByGaugeOnly = each.exists(_.heldByGaugeOnly))
 
-  /**
-   * The server's connection limit: connections served (those open, up to the limit: a connection above it is answered
-   * 503 and closed, it holds no slot) over the expected answers.
-   */
-  private val maxConnections: Option[Measured] =
-    for
-      size <- median(gauge(_.connectionsMax))
-      open = gauge(_.connectionsOpen)
-      if open.nonEmpty && size > 0
-      occupancy = mean(open.map(_.min(size)))
-      if occupancy > 0
-    yield Measured(Resource.MaxConnections, "", size, occupancy, X.max(1e-9),
-      clients > size && mostly(open.map(_ >= size * 0.98)), Some((clients - occupancy).max(0)),
-      f"${occupancy}%.0f of ${size}%.0f connections served for $clients clients (${mean(open)}%.0f open)")
 
-  /**
-   * The machine's busy share and the service's CPU per answer over the measured load: from the readings just before
-   * and just after it where the run has them (a short run sampled every 5 s has one sample inside its window).
-   */
-  private val (busyShare, serviceMicros): (Option[Double], Option[Double]) =
-    val readings = r.beforeLoad.toSeq ++ window ++ r.afterLoad.toSeq
-    val ticks = readings.flatMap(s => for b <- s.machineBusyTicks; t <- s.machineTotalTicks yield (b, t))
-    val share = for (b0, t0) <- ticks.headOption; (b1, t1) <- ticks.lastOption if t1 > t0
-      yield (b1 - b0).toDouble / (t1 - t0)
-    // On a cluster every node's CPU: an answer of the front also costs the node whose routee served it.
-    val perNode = nodes.map(n => CpuPerRequest.service(r.copy(samples = n.samples, beforeLoad = n.beforeLoad,
-      afterLoad = n.afterLoad, otherNodes = Nil)))
-    (share, Option.when(perNode.forall(_.isDefined))(perNode.flatten.sum))
-
-  /**
-   * The CPU as a resource: cores / machine CPU per answer. Only when the machine is busy (CpuCredible) and the service
-   * itself uses a material share of it (ServiceCpuShare of the cores): below the first, fixed costs (the sampler's
-   * thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be far below what the CPU can
-   * do; without the second, what keeps the machine busy is other work (a build beside the run), which slows the
-   * service but is not what its throughput is made of.
-   */
-  private val cpu: Option[Measured] =
-    val cores = r.info.cores.toDouble
-    val serviceCores = serviceMicros.map(_ * answeredRate / 1e6)
-    busyShare.filter(_ >= CpuCredible).filter(_ => serviceCores.forall(_ >= ServiceCpuShare * cores)).map { share =>
-      Measured(Resource.Cpu, "", cores, share * cores, answeredRate, share >= CpuSaturated, None,
-        f"the machine ${share * 100}%.0f%% busy (${r.info.cores} cores shared by the service and the load generator)" +
-          serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"))
-    }
+  private val cpu: Seq[Measured] = CpuReader.read(view)
+  private val maxConnections: Seq[Measured] = MaxConnectionsReader.read(view)
 
   /**
    * The third party's latency: the least of what the service measured of it, since a queue in front of a call only adds
@@ -207,10 +166,7 @@ private final class DiagnosisOf(r: RunRecord):
 
   private def unitOf(m: Measured): String = readerOf(m).map(_.unit).getOrElse("connections")
 
-  private def readerOf(m: Measured): Option[ResourceReader] = m.resource match
-    case Resource.Pool => Some(ThreadPoolReader)
-    case Resource.EventLoop => Some(EventLoopReader)
-    case _ => ResourceReader.FromWaits.find(_.resource == m.resource)
+  private def readerOf(m: Measured): Option[ResourceReader] = ResourceReader.All.find(_.resource == m.resource)
 
   /** The seed's own work time, reported beside the measured hold (never used to compute it). */
   private def declared(m: Measured): String =
@@ -309,19 +265,7 @@ private final class DiagnosisOf(r: RunRecord):
 
   private def fixedSize(m: Measured): Int = ResourceReader.inFlight(m, view)
 
-  private def fixFor(m: Measured): Option[Fix] =
-    val n = fixedSize(m)
-    val why = ResourceReader.because(m, view) + (if m.nodes == 1 then "" else s", $n on each of ${m.nodes} nodes")
-    m.resource match
-      case Resource.HostPool if bulkhead =>
-        Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.max-connections=$n"),
-          s"SOAP host pool of $n connections (bulkhead.enrichment.soap.max-connections; $why)",
-          FixKind.ConnectionPoolSize))
-      case Resource.MaxConnections if bulkhead =>
-        Some(Fix(Seq("--max-connections", n.toString), s"max-connections >= $n (one per client)", FixKind.MaxConnections))
-      case Resource.MaxConnections =>
-        Some(Fix(Nil, s"the server's connection limit >= $n (one per client)", FixKind.MaxConnections))
-      case _ => readerOf(m).flatMap(_.fix(m, view))
+  private def fixFor(m: Measured): Option[Fix] = readerOf(m).flatMap(_.fix(m, view))
 
   /** The failed share and what the answers and the log say, when material: a verdict's errors, or a symptom's. */
   private val failures: Option[String] =

@@ -4,11 +4,13 @@ import bulkhead.lab.sample.Sample
 
 /**
  * What a reader of one kind of resource is given: the measured samples of one JVM, the rate of expected answers, the
- * clients of the closed loop, the path the load asked for, and whether the JVM is bulkhead's service (whose settings
- * the lab can change).
+ * clients of the closed loop, the path the load asked for, whether the JVM is bulkhead's service (whose settings
+ * the lab can change), the expected answers per second, the machine's cores and busy share over the load, and the
+ * service's CPU per answer.
  */
 final case class RunView(window: Seq[Sample], answeredRate: Double, clients: Int, path: String,
-    bulkhead: Boolean = false)
+    bulkhead: Boolean = false, throughput: Double = 0, cores: Int = 1, machineBusy: Option[Double] = None,
+    serviceMicros: Option[Double] = None)
 
 /**
  * One kind of resource (a lock, a semaphore, a connection pool, an event loop...): how it is read from a run's
@@ -37,3 +39,6 @@ object ResourceReader:
 
   /** The readers of resources found from what threads wait on, in the order they claim a wait. */
   val FromWaits: Seq[ResourceReader] = Seq(LockReader, SemaphoreReader, ConnectionPoolReader, LimitReader)
+  /** Every reader, one per kind of resource. */
+  val All: Seq[ResourceReader] = Seq(ThreadPoolReader, EventLoopReader, HostPoolReader, MaxConnectionsReader,
+    CpuReader) ++ FromWaits
