@@ -38,7 +38,7 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
   /** Both, for a stub whose admin shares the (loopback) SOAP listener. */
   val route: Route = concat(publicRoute, adminRoute)
 
-  private val held = HeldAnswers(system.classicSystem.scheduler)
+  private val held = HeldAnswers(HeldAnswers.timer())
 
   /** Applies a parsed change of behaviour and releases what the new state would already have answered; 400 if bad. */
   private def change[A](parsed: Either[String, A])(set: A => Unit): Route = parsed match

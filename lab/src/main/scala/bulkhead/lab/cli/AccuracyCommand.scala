@@ -9,8 +9,9 @@ import scopt.OParser
 import java.nio.file.{Files, Path}
 
 /**
- * `lab accuracy`: the diagnosis cases (`lab/scenarios/diagnosis/`, one per capping resource the lab knows, none giving
- * the work time) run with `--verify`; prints expected vs named resource, predicted cap vs measured, and the score.
+ * `lab accuracy`: the diagnosis cases (`lab/scenarios/diagnosis/`, one per capping resource of bulkhead's, and
+ * `lab/scenarios/zoo/`, services of other frameworks; none giving the work time) run with `--verify`; prints expected
+ * vs named resource, predicted cap vs the case's, the kind of fix, and the score.
  */
 object AccuracyCommand extends LabCommand:
   val name = "accuracy"
@@ -24,7 +25,8 @@ object AccuracyCommand extends LabCommand:
     OParser.sequence(
       programName("bulkhead lab accuracy"),
       head(summary),
-      arg[String]("[FILE|DIR...]").unbounded().optional().text("cases (default lab/scenarios/diagnosis)")
+      arg[String]("[FILE|DIR...]").unbounded().optional()
+        .text("cases (default lab/scenarios/diagnosis and lab/scenarios/zoo)")
         .action((p, o) => o.copy(paths = o.paths :+ p)),
       opt[Unit]("no-verify").text("skip the re-runs with each verdict's fix").action((_, o) => o.copy(verify = false)),
       opt[String]("out").valueName("<dir>").text("where to write (default results/<date>-accuracy)")
@@ -32,7 +34,8 @@ object AccuracyCommand extends LabCommand:
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
-    val paths = if o.paths.nonEmpty then o.paths else Seq(Paths.root.resolve("lab/scenarios/diagnosis").toString)
+    val paths = if o.paths.nonEmpty then o.paths
+      else Seq("lab/scenarios/diagnosis", "lab/scenarios/zoo").map(d => Paths.root.resolve(d).toString)
     val scenarios = Scenario.files(paths).flatMap { files =>
       val read = files.map(f => Scenario.load(f))
       read.collectFirst { case Left(e) => e }.toLeft(read.collect { case Right(s) => s })
