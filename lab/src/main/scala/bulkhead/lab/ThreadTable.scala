@@ -1,6 +1,6 @@
 package bulkhead.lab
 
-import bulkhead.lab.sample.{PoolSample, ThreadDump}
+import bulkhead.lab.sample.{PoolSample, ThreadDump, WaitGraph}
 
 /** Text renderings of thread samples: the seeds' per-pool counts over time, and a TDA-like reading of one dump. */
 object ThreadTable:
@@ -31,8 +31,16 @@ object ThreadTable:
       val owner = dump.threads.find(o => t.blockedOn.exists(b => o.lockedMonitors.exists(_.startsWith(b.takeWhile(_ != ' ')))))
       s"  ${t.name} waits for ${t.blockedOn.get}, held by ${owner.map(_.name).getOrElse("?")}"
     }
+    val resources = WaitGraph.of(dump).sortBy(-_.waiters).map { r =>
+      val waiters = r.waiterPools.toSeq.sortBy(-_._2).map((p, n) => s"$n of $p").mkString(", ")
+      val doing = r.holderWaits.toSeq.sortBy(-_._2).map((w, n) => s"$n $w").mkString(", ")
+      s"  ${r.blocker} at ${r.site}: ${r.waiters} waiting ($waiters), ${r.holders} holding" +
+        r.holderFrame.fold("")(f => s" in $f") + (if doing.isEmpty then "" else s" ($doing)")
+    }
     val deadlocks = if dump.deadlocks.isEmpty then "deadlocks: none reported by the JVM"
       else "DEADLOCK between:\n" + dump.deadlocks.map("  " + _).mkString("\n")
     (s"${dump.threads.size} threads in ${samples.size} pools" +: pools) .mkString("\n") +
       (if locks.nonEmpty then "\nblocked on monitors:\n" + locks.mkString("\n") else "\nblocked on monitors: none") +
+      (if resources.nonEmpty then "\nwhat threads queue on (holders found in the same dump):\n" + resources.mkString("\n")
+        else "\nwhat threads queue on: nothing") +
       "\n" + deadlocks

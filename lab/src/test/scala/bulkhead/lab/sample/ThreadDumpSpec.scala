@@ -35,6 +35,12 @@ class ThreadDumpSpec extends AnyFlatSpec with Matchers:
     analysis should include("DEADLOCK between")
   }
 
+  it should "say what threads queue on, with the holders found in the same dump (a semaphore of 4)" in {
+    val analysis = ThreadTable.analysis(ThreadDump.parse(Fixtures.text("threaddump-zoo-undertow-semaphore-jdk25.txt")))
+    analysis should include("java.util.concurrent.Semaphore$NonfairSync at bulkhead.zoo.UndertowSemaphore.lambda$start$0: " +
+      "26 waiting (26 of XNIO-1 task), 4 holding in bulkhead.zoo.UndertowSemaphore.lambda$start$0 (4 sleep)")
+  }
+
   "poolOf" should "strip a thread's counter, keeping the pool's configuration path" in {
     ThreadDump.poolOf("bulkhead-bulkhead.dispatch.blocking-pool-12") shouldBe "bulkhead-bulkhead.dispatch.blocking-pool"
     ThreadDump.poolOf("bulkhead.soap.work-queue-3") shouldBe "bulkhead.soap.work-queue"
