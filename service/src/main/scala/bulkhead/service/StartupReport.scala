@@ -29,8 +29,9 @@ object StartupReport:
 
   private def cluster(c: ClusterSettings): String = c match
     case ClusterSettings.SingleNode => "single node (no cluster, no remoting)"
-    case ClusterSettings.Member(host, port, seeds) =>
-      s"cluster node at $host:${if port == 0 then "any free port" else port}, " +
+    case ClusterSettings.Member(host, port, seeds, tls) =>
+      s"cluster node at $host:${if port == 0 then "any free port" else port}" +
+        s"${if tls.isDefined then " (TLS, mutual authentication)" else " (loopback, plaintext)"}, " +
         (if seeds.isEmpty then "starting a new cluster" else s"joining through ${seeds.mkString(", ")}")
 
   /** A warning when `max-connections` cannot be reached because the process may open fewer files. */

@@ -19,6 +19,14 @@ object SeedNode:
       case (h, Some(p)) if h.nonEmpty && p >= 1 && p <= 65535 => Right(SeedNode(h, p))
       case _ => Left(s"must be host:port with a port of 1..65535, was '$raw'")
 
+/**
+ * Artery over TLS with mutual authentication (Pekko's `tls-tcp`): this node's key store (its certificate and key) and
+ * the trust store of the certificates it accepts from the other nodes. Passwords come from the keys' environment
+ * variables by default (never a flag: a command line is visible to every user of the machine).
+ */
+final case class ClusterTls(keyStore: String, keyStorePassword: String, trustStore: String, trustStorePassword: String):
+  override def toString: String = s"ClusterTls($keyStore, ***, $trustStore, ***)"
+
 /** Where this service sits: alone (local actors, no remoting), or a member of a Pekko Cluster. */
 enum ClusterSettings:
   /** The service as one JVM: the actor provider stays local and no remoting socket is opened. */
@@ -27,7 +35,7 @@ enum ClusterSettings:
    * A cluster member: Artery listens on `host:port` and the node joins through `seedNodes`; with none it starts a new
    * cluster of its own (the first node), which the others join by naming it as their seed.
    */
-  case Member(host: String, port: Int, seedNodes: Seq[SeedNode])
+  case Member(host: String, port: Int, seedNodes: Seq[SeedNode], tls: Option[ClusterTls] = None)
 
 object ClusterSettings:
   private val Key = "bulkhead.cluster"
@@ -42,7 +50,32 @@ object ClusterSettings:
         s"seed nodes need this node's own cluster port ($Key.port, --cluster-port), which is -1 (no cluster); " +
           s"seed nodes were ${seeds.mkString(", ")}")
       SingleNode
-    else Member(r.nonEmpty(s"$Key.host").trim, port, seeds)
+    else
+      val host = r.nonEmpty(s"$Key.host").trim
+      val tls = tlsOf(r)
+      // Plaintext, unauthenticated Artery lets any host that reaches the port join the cluster, register routees and
+      // answer customers: off loopback, only nodes that prove who they are may join.
+      if tls.isEmpty && !loopback(host) then
+        throw ConfigException.BadValue(s"$Key.host", s"'$host' is not a loopback address, and a cluster off " +
+          s"loopback needs TLS with mutual authentication: set $Key.tls.key-store and $Key.tls.trust-store (and their " +
+          "passwords, by default from BULKHEAD_CLUSTER_KEY_STORE_PASSWORD and BULKHEAD_CLUSTER_TRUST_STORE_PASSWORD)")
+      Member(host, port, seeds, tls)
+
+  /** A loopback address, by its text alone (no name is resolved: `localhost` is taken as loopback). */
+  def loopback(host: String): Boolean =
+    host == "localhost" || host.startsWith("127.") || host == "::1" || host == "0:0:0:0:0:0:0:1"
+
+  /** TLS when a key store is set: both stores readable files, both passwords set. */
+  private def tlsOf(r: SettingsReader): Option[ClusterTls] =
+    val keyStore = r.string(s"$Key.tls.key-store").trim
+    if keyStore.isEmpty then None
+    else
+      def file(key: String) =
+        val path = r.nonEmpty(key).trim
+        r.check(key, java.nio.file.Files.isReadable(java.nio.file.Path.of(path)), s"no readable file '$path'")
+        path
+      Some(ClusterTls(file(s"$Key.tls.key-store"), r.nonEmpty(s"$Key.tls.key-store-password"),
+        file(s"$Key.tls.trust-store"), r.nonEmpty(s"$Key.tls.trust-store-password")))
 
   /**
    * The Pekko keys that make an actor system named `systemName` this member, over the module's reference.conf (which
@@ -50,11 +83,22 @@ object ClusterSettings:
    */
   def pekkoConfig(settings: ClusterSettings, systemName: String): Config = settings match
     case SingleNode => ConfigFactory.empty()
-    case Member(host, port, seeds) =>
+    case Member(host, port, seeds, tls) =>
       // No seed: this node is the first one and joins itself, which Pekko does at once when it is its only seed.
       val joinThrough = if seeds.isEmpty then Seq(SeedNode(host, port)) else seeds
       val addresses = joinThrough.map(s => s"pekko://$systemName@${hostInAddress(s.host)}:${s.port}")
-      ConfigFactory.empty()
+      val engine = "pekko.remote.artery.ssl.config-ssl-engine"
+      val secured = tls.fold(ConfigFactory.empty()) { t =>
+        ConfigFactory.empty()
+          .withValue("pekko.remote.artery.transport", ConfigValueFactory.fromAnyRef("tls-tcp"))
+          .withValue(s"$engine.key-store", ConfigValueFactory.fromAnyRef(t.keyStore))
+          .withValue(s"$engine.key-store-password", ConfigValueFactory.fromAnyRef(t.keyStorePassword))
+          .withValue(s"$engine.key-password", ConfigValueFactory.fromAnyRef(t.keyStorePassword))
+          .withValue(s"$engine.trust-store", ConfigValueFactory.fromAnyRef(t.trustStore))
+          .withValue(s"$engine.trust-store-password", ConfigValueFactory.fromAnyRef(t.trustStorePassword))
+          .withValue(s"$engine.require-mutual-authentication", ConfigValueFactory.fromAnyRef(true))
+      }
+      secured
         .withValue("pekko.actor.provider", ConfigValueFactory.fromAnyRef("cluster"))
         .withValue("pekko.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(host))
         .withValue("pekko.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(port))

@@ -20,10 +20,43 @@ class ClusterSettingsSpec extends AnyFlatSpec with Matchers:
     fromFlags() shouldBe ClusterSettings.SingleNode
   }
 
+  /** A key store and a trust store: files that exist (the settings check them; Pekko reads them at start). */
+  private lazy val stores: Seq[String] =
+    Seq("node", "trust").map(n => java.nio.file.Files.createTempFile(s"bulkhead-$n", ".p12").toString)
+
+  private def tlsFlags: Seq[String] = Seq("--set", s"bulkhead.cluster.tls.key-store=${stores(0)}",
+    "--set", "bulkhead.cluster.tls.key-store-password=k", "--set", s"bulkhead.cluster.tls.trust-store=${stores(1)}",
+    "--set", "bulkhead.cluster.tls.trust-store-password=t")
+
   it should "turn --cluster-port, --cluster-host and repeated --seed-node into a member" in {
-    fromFlags("--cluster-port", "25521", "--cluster-host", "10.0.0.2", "--seed-node", "10.0.0.1:25520",
-      "--seed-node", "10.0.0.3:25522") shouldBe
-      ClusterSettings.Member("10.0.0.2", 25521, Seq(SeedNode("10.0.0.1", 25520), SeedNode("10.0.0.3", 25522)))
+    fromFlags(Seq("--cluster-port", "25521", "--cluster-host", "10.0.0.2", "--seed-node", "10.0.0.1:25520",
+      "--seed-node", "10.0.0.3:25522") ++ tlsFlags*) shouldBe
+      ClusterSettings.Member("10.0.0.2", 25521, Seq(SeedNode("10.0.0.1", 25520), SeedNode("10.0.0.3", 25522)),
+        Some(ClusterTls(stores(0), "k", stores(1), "t")))
+  }
+
+  it should "refuse a cluster off loopback without TLS, naming the host and the keys to set" in {
+    val message = refusal("--cluster-port", "25521", "--cluster-host", "10.0.0.2")
+    message should include("bulkhead.cluster.host")
+    message should include("'10.0.0.2' is not a loopback address")
+    message should include("bulkhead.cluster.tls.key-store")
+    refusal("--cluster-port", "25521", "--cluster-host", "0.0.0.0") should include("not a loopback address")
+    fromFlags("--cluster-port", "25521", "--cluster-host", "127.0.0.1") shouldBe
+      ClusterSettings.Member("127.0.0.1", 25521, Nil, None)
+  }
+
+  it should "refuse a key store that is not a readable file, naming it" in {
+    refusal(Seq("--cluster-port", "25521", "--cluster-host", "10.0.0.2") ++ tlsFlags.updated(1,
+      "bulkhead.cluster.tls.key-store=/nonexistent/node.p12")*) should include("no readable file '/nonexistent/node.p12'")
+  }
+
+  it should "run Artery over TLS with mutual authentication when TLS is set" in {
+    val c = ClusterSettings.pekkoConfig(ClusterSettings.Member("10.0.0.2", 25521, Nil,
+      Some(ClusterTls("/k.p12", "k", "/t.p12", "t"))), "bulkhead")
+    c.getString("pekko.remote.artery.transport") shouldBe "tls-tcp"
+    c.getBoolean("pekko.remote.artery.ssl.config-ssl-engine.require-mutual-authentication") shouldBe true
+    c.getString("pekko.remote.artery.ssl.config-ssl-engine.trust-store") shouldBe "/t.p12"
+    ClusterTls("/k.p12", "secret", "/t.p12", "secret").toString should not include "secret"
   }
 
   it should "bind loopback by default and start a new cluster when no seed node is given" in {
