@@ -54,10 +54,12 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
   def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
     val body = ByteString(SoapProtocol.getCustomerRequest(id))
     // The request's entity stays open (its bytes all sent, its end not yet) until the answer has been read, and fails
-    // at the deadline. A failed request entity is how Pekko's pool lets a caller cancel a call: the pool fails the call
-    // and closes its connection ("request entity stream failed"), so the connection is free at once. With a strict
-    // entity a call whose answer never came held its connection until the connection's idle-timeout (60 s), and the
-    // calls after it waited in the pool's queue past their own timeout.
+    // if the deadline comes first. A failed request entity is how Pekko's pool lets a caller cancel a call: the call
+    // fails and its connection closes ("request entity stream failed"), whether the answer's head has come or not, so
+    // the connection is free at once. With a strict entity a call whose answer never came held its connection until the
+    // connection's idle-timeout (60 s), and the calls after it waited in the pool's queue past their own timeout; one
+    // whose body was still trickling in was cut by toStrict's timeout, which cancels the body without closing the
+    // connection at once: the pool took the connection for idle, and the next call on it failed or hung.
     val end = Promise[Source[ByteString, NotUsed]]()
     val entity = HttpEntity.Default(contentType, body.length,
       Source.single(body).concat(Source.futureSource(end.future)))
@@ -70,8 +72,8 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
       end.tryFailure(NonBlockingSoapClient.DeadlineCame)
     val timer = classic.scheduler.scheduleOnce(settings.requestTimeout, expire)(ExecutionContext.parasitic)
     Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
-      // toStrict's own timeout (the time left) cancels a body still arriving at the deadline.
-      response.entity.toStrict(deadline.timeLeft.max(1.milli), settings.maxResponseBytes.toLong).map { strict =>
+      // The deadline ends the body (above); toStrict's own timeout is only a backstop, after it.
+      response.entity.toStrict(deadline.timeLeft + 1.second, settings.maxResponseBytes.toLong).map { strict =>
         SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
       }
     }.onComplete { result =>

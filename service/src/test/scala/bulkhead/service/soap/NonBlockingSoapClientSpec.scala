@@ -3,7 +3,7 @@ package bulkhead.service.soap
 import bulkhead.service.config.{EnrichmentSettings, SoapSettings}
 import bulkhead.service.enrichment.ThirdPartyFailure
 import bulkhead.service.testkit.HttpProbe.eventually
-import bulkhead.service.testkit.TestService
+import bulkhead.service.testkit.{TestService, TestStub}
 import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
 import org.apache.pekko.stream.BufferOverflowException
 import org.scalatest.BeforeAndAfterAll
@@ -86,6 +86,19 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
       Await.result(client.getCustomer(3), 5.seconds).map(_.name) shouldBe Right(third.name)
       third.connections.get shouldBe 2
     finally third.close()
+  }
+
+  it should "close the connection of an answer still trickling in at the deadline, so that the next call has a slot" in {
+    TestStub.withStub("fixed:0") { stub =>
+      val client = NonBlockingSoapClient(settings(TestStub.endpoint(stub), 500.millis, connections = 1), 1000)
+      // The stub sends its ~400 bytes one every 100 ms: ~40 s on the only connection, unless the client closes it.
+      TestStub.faults(stub, "trickle=1")
+      Await.result(client.getCustomer(3), 5.seconds) match
+        case Left(ThirdPartyFailure.Timeout(_)) => ()
+        case other => fail(s"expected a timeout, got $other")
+      TestStub.faults(stub, "")
+      Await.result(client.getCustomer(3), 5.seconds).map(_.id) shouldBe Right(3)
+    }
   }
 
   it should "call a full host pool a refusal, not a failure of the third party" in {
