@@ -47,7 +47,7 @@ object ServiceApp:
 
     val soap = SoapClients(settings.enrichment, metrics.registry)
     soap.workQueue.foreach(q => metrics.bindPool(PoolProbe.adopt(name, Pools.SoapWorkQueue, q)))
-    metrics.bindBreaker(soap.client)
+    metrics.bindBreaker(soap.breaker)
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
     metrics.bindProfileStores(stores)
     val routing = ClusterRouting.of(settings.cluster, metrics.registry)

@@ -42,6 +42,6 @@ object ServiceDefaults:
       requestHeadTimeout = d(s"$s.request-head-timeout"),
       idleTimeout = d(s"$s.idle-timeout"),
       requestTimeout = d(s"$s.request-timeout"),
-      workQueue = s"${c.getInt(s"$e.soap.work-queue.core")}..${c.getInt(s"$e.soap.work-queue.max")} threads, queue " +
-        s"${c.getInt(s"$e.soap.work-queue.queue")}, a call waits at most ${d(s"$e.soap.work-queue.max-wait").toMillis / 1000.0} s " +
-        "for a thread")
+      workQueue = s"${c.getInt(s"$e.soap.work-queue.core")}..${c.getInt(s"$e.soap.work-queue.max")} threads, a call " +
+        s"waits at most ${d(s"$e.soap.admission.max-wait").toMillis / 1000.0} s for a thread (admission, " +
+        s"${c.getInt(s"$e.soap.admission.queue")} waiting at most)")

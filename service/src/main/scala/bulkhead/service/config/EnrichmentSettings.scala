@@ -19,6 +19,12 @@ enum RedisConnections(val key: String):
   case PerRoutee extends RedisConnections("per-routee")
   case Shared extends RedisConnections("shared")
 
+/**
+ * Admission to the third party: calls wait at most `maxWait` for a slot (a connection, a work-queue thread, a permit),
+ * at most `queue` of them; the others are refused at once.
+ */
+final case class AdmissionSettings(queue: Int, maxWait: FiniteDuration)
+
 /** Pekko's circuit breaker around the third party. */
 final case class BreakerSettings(maxFailures: Int, callTimeout: FiniteDuration, resetTimeout: FiniteDuration)
 
@@ -31,7 +37,12 @@ final case class SoapSettings(
     maxConnections: Int,
     maxResponseBytes: Int,
     workQueue: WorkQueueSettings,
-    breaker: BreakerSettings)
+    admission: AdmissionSettings,
+    breaker: BreakerSettings):
+  /** Calls in flight at once: the host pool's connections, the work queue's threads, or the permits of virtual threads. */
+  def slots: Int = mode match
+    case SoapMode.Blocking => workQueue.max
+    case SoapMode.NonBlocking | SoapMode.Virtual => maxConnections
 
 /** The profile store; `password`, when set, comes from a file or the environment, never from the command line. */
 final case class RedisSettings(uri: String, password: Option[Secret], connections: RedisConnections,
@@ -58,12 +69,14 @@ object EnrichmentSettings:
   private[config] def read(r: SettingsReader, env: Map[String, String]): EnrichmentSettings =
     val e = "bulkhead.enrichment"
     val cb = s"$e.soap.circuit-breaker"
+    val wqMax = r.int(s"$e.soap.work-queue.max", 1, 10_000)
+    // Admission hands the work queue no more calls than it has threads: its queue holds a call only for the moment a
+    // thread takes to come back from the previous one.
     val wq = WorkQueueSettings(
       core = r.int(s"$e.soap.work-queue.core", 0, 10_000),
-      max = r.int(s"$e.soap.work-queue.max", 1, 10_000),
-      queue = r.int(s"$e.soap.work-queue.queue", 0, 1_000_000),
-      keepAlive = r.duration(s"$e.soap.work-queue.keep-alive", 1.millis),
-      maxWait = r.duration(s"$e.soap.work-queue.max-wait", 1.millis))
+      max = wqMax,
+      queue = wqMax,
+      keepAlive = r.duration(s"$e.soap.work-queue.keep-alive", 1.millis))
     r.check(s"$e.soap.work-queue.max", wq.max >= wq.core, s"must be at least work-queue.core (${wq.core})")
     val requestTimeout = r.duration(s"$e.soap.request-timeout", 1.millis)
     val endpoint = r.nonEmpty(s"$e.soap.endpoint")
@@ -97,6 +110,8 @@ object EnrichmentSettings:
         maxConnections = r.int(s"$e.soap.max-connections", 1, 100_000),
         maxResponseBytes = r.int(s"$e.soap.max-response-bytes", 256, 64 * 1024 * 1024),
         workQueue = wq,
+        admission = AdmissionSettings(r.int(s"$e.soap.admission.queue", 0, 1_000_000),
+          r.duration(s"$e.soap.admission.max-wait", Duration.Zero)),
         breaker = BreakerSettings(r.int(s"$cb.max-failures", 1), r.duration(s"$cb.call-timeout", 1.millis),
           r.duration(s"$cb.reset-timeout", 1.millis))),
       redis = redis)

@@ -20,8 +20,10 @@ final class EnrichmentPipeline(settings: EnrichmentSettings, soap: SoapClient, s
   private given ExecutionContext = system.executionContext
   private val inFlightCount = AtomicInteger()
   private val nextRoutee = AtomicInteger()
-  // Also the bound on a lookup sent to a routee whose node died: it answers 504 when this runs out.
-  private given Timeout = Timeout(settings.soap.requestTimeout + settings.redis.timeout + settings.retryAfter * 2)
+  // Above the longest a lookup takes (a wait for a SOAP slot, the call, the profile), with room for the reply; also the
+  // bound on a lookup sent to a routee whose node died: it answers 504 when this runs out.
+  private given Timeout = Timeout(settings.soap.admission.maxWait + settings.soap.requestTimeout +
+    settings.redis.timeout + settings.retryAfter * 2)
 
   val router: ActorRef[CustomerRoutee.Command] =
     val routee = Behaviors.supervise(Behaviors.setup[CustomerRoutee.Command] { _ =>

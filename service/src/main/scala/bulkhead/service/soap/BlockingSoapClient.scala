@@ -8,25 +8,24 @@ import java.io.IOException
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse, HttpTimeoutException}
 import java.util.concurrent.{Executor, RejectedExecutionException}
-import org.apache.pekko.actor.{Cancellable, Scheduler}
+import org.apache.pekko.actor.Scheduler
 
-import scala.concurrent.duration.FiniteDuration
 import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.Using
 import scala.util.control.NonFatal
 
 /**
  * A blocking SOAP client, as legacy SOAP stacks are (Camel CXF in the experiment this reproduces): each call holds its
- * thread until the third party answers. Calls run on `executor`, the bounded work queue or virtual threads; a full
- * queue refuses at once, and a call that found no thread within `maxQueueWait` is refused then and never sent (the
- * service is busy, the third party is not failing: a refusal does not count toward the circuit breaker, a timeout
- * would). A call's `request-timeout` runs from the moment it is asked for, queue included: at the deadline its caller
- * gets the timeout at once, and a call in progress has its answer's body closed, which ends the read (the JDK client's
- * own timeout ends when the headers arrive, and an interrupt does not wake a thread reading a trickled body). Each
- * exchange, the time a thread holds the call from sending it to the answer, goes to `exchanges`.
+ * thread until the third party answers. Calls run on `executor`, the bounded work queue or virtual threads, behind
+ * [[AdmittedSoapClient]], which admits no more calls than the work queue has threads and bounds the wait for one; a
+ * full work queue still refuses at once. A call's `request-timeout` runs from the moment it is handed to this client:
+ * at the deadline its caller gets the timeout at once, and a call in progress has its answer's body closed, which ends
+ * the read (the JDK client's own timeout ends when the headers arrive, and an interrupt does not wake a thread reading a
+ * trickled body); a call whose deadline came before a thread took it is never sent. Each exchange, the time a thread
+ * holds the call from sending it to the answer, goes to `exchanges`.
  */
-final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQueueWait: FiniteDuration,
-    retryAfterMillis: Long, scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored)
+final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
+    scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored)
     extends SoapClient:
   private val xml = SafeXml(settings.maxResponseBytes)
   private val uri = URI.create(settings.endpoint)
@@ -46,24 +45,16 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
   private val timeout =
     Left(ThirdPartyFailure.Timeout(s"no whole answer from the third party in ${settings.requestTimeout}"))
   private val busy =
-    Left(ThirdPartyFailure.Refused(s"no SOAP work-queue thread free within $maxQueueWait", retryAfterMillis))
+    Left(ThirdPartyFailure.Refused(s"no SOAP thread free within ${settings.requestTimeout}", retryAfterMillis))
 
   def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
     val promise = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
     val call = Call(System.nanoTime() + settings.requestTimeout.toNanos)
     val expiry: Runnable = () => promise.trySuccess(if call.expire() then timeout else busy)
     val timer = scheduler.scheduleOnce(settings.requestTimeout, expiry)(ExecutionContext.parasitic)
-    val waited: Runnable = () =>
-      if call.abandon() then
-        timer.cancel()
-        promise.trySuccess(busy)
-    val waitTimer =
-      if maxQueueWait >= settings.requestTimeout then Cancellable.alreadyCancelled
-      else scheduler.scheduleOnce(maxQueueWait, waited)(ExecutionContext.parasitic)
     try
       executor.execute { () =>
         if call.start() then
-          waitTimer.cancel()
           val start = System.nanoTime()
           val answer = callBlocking(id, call)
           exchanges.record(System.nanoTime() - start)
@@ -73,7 +64,6 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
     catch
       case _: RejectedExecutionException =>
         timer.cancel()
-        waitTimer.cancel()
         promise.trySuccess(Left(ThirdPartyFailure.Refused("SOAP work queue is full", retryAfterMillis)))
     promise.future
 
@@ -120,8 +110,8 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
     httpThreads.shutdownNow()
 
   /**
-   * One call: queued until a thread starts it, unless abandoned first (it waited too long, or its deadline came); at
-   * its deadline the answer's body (if the call has one yet) is closed, which ends a waiting read.
+   * One call: queued until a thread starts it, unless its deadline came first; at its deadline the answer's body (if
+   * the call has one yet) is closed, which ends a waiting read.
    */
   private final class Call(val atNanos: Long):
     private var started = false
@@ -136,16 +126,10 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, maxQu
      */
     def passed: Boolean = expired || System.nanoTime() - atNanos >= 0
 
-    /** Whether this thread may send the call: it was not abandoned while queued. */
+    /** Whether this thread may send the call: its deadline did not come while it was queued. */
     def start(): Boolean = synchronized {
       if !abandoned then started = true
       started
-    }
-
-    /** Whether the queued call is given up (it had not started). */
-    def abandon(): Boolean = synchronized {
-      if !started then abandoned = true
-      abandoned
     }
 
     def guard(in: java.io.InputStream): Unit = synchronized {

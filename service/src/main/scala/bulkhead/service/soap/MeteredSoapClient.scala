@@ -11,13 +11,13 @@ import scala.util.{Failure, Success, Try}
 /**
  * The SOAP client with its calls in /metrics: calls in flight now, and each call's time (`soap_client_calls_seconds`)
  * by outcome. The lab reads the third party's latency and the host pool's occupancy from them (Little's law on the
- * client): a call the third party answered held a connection for its exchange; one refused before it was sent (a full
- * open-request queue) held nothing, so it must not dilute the hold.
+ * client): a call the third party answered held a connection for its exchange; one refused before it was sent (no slot
+ * within admission's max-wait, the circuit open) held nothing, so it must not dilute the hold.
  */
 final class MeteredSoapClient(underlying: SoapClient, registry: MeterRegistry) extends SoapClient:
   private val inFlight = AtomicInteger()
   Gauge.builder("soap.client.in.flight", inFlight, _.get.toDouble).baseUnit("calls")
-    .description("SOAP calls started and not yet answered (queued for a connection or a thread included)")
+    .description("SOAP calls started and not yet answered (those waiting for a slot included)")
     .register(registry)
   private val calls: Map[String, Timer] = MeteredSoapClient.Outcomes.map(o => o -> Timer.builder("soap.client.calls")
     .description("time of each SOAP call to the third party, by outcome (answered: the third party sent an answer)")

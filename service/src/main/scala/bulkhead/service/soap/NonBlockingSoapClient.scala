@@ -7,17 +7,23 @@ import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.*
 import org.apache.pekko.http.scaladsl.model.headers.RawHeader
 import org.apache.pekko.http.scaladsl.settings.{ClientConnectionSettings, ConnectionPoolSettings}
-import org.apache.pekko.pattern.after
+import org.apache.pekko.NotUsed
+import org.apache.pekko.stream.BufferOverflowException
+import org.apache.pekko.stream.scaladsl.Source
+import org.apache.pekko.util.ByteString
 
 import java.util.concurrent.TimeoutException
-import scala.concurrent.{ExecutionContext, Future}
-import scala.util.control.NonFatal
+import scala.concurrent.duration.*
+import scala.concurrent.{ExecutionContext, Future, Promise}
+import scala.util.control.{NoStackTrace, NonFatal}
 
 /**
- * The SOAP client on Pekko HTTP's host connection pool: no thread waits while the third party thinks. `maxInFlight`
- * is the pipeline's admission bound: the pool queues as many calls as it admits.
+ * The SOAP client on Pekko HTTP's host connection pool: no thread waits while the third party thinks. It runs behind
+ * [[AdmittedSoapClient]], which hands it no more calls than the pool has connections, so a call finds a connection at
+ * once rather than waiting in the pool's queue. At its deadline (`request-timeout` from the moment it is handed here) a
+ * call is cancelled, not only answered: its connection is closed and its slot in the pool is free for the next call.
  */
-final class NonBlockingSoapClient(settings: SoapSettings, maxInFlight: Int)(using system: ActorSystem[?])
+final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long)(using system: ActorSystem[?])
     extends SoapClient:
   private given ExecutionContext = system.executionContext
   private val classic = system.classicSystem
@@ -32,39 +38,69 @@ final class NonBlockingSoapClient(settings: SoapSettings, maxInFlight: Int)(usin
     val base = ConnectionPoolSettings(classic)
     val connection = ClientConnectionSettings(classic)
       .withConnectingTimeout(settings.connectTimeout)
-      // A connection whose answer never comes is closed after this, freeing its pool slot; long enough that warm
-      // connections survive a pause in traffic (re-opening thousands at once is a storm that times calls out).
+      // A connection that stays silent this long is closed. Calls are cancelled at their deadline (below), so this
+      // only retires idle keep-alive connections: long enough that warm connections survive a pause in traffic
+      // (re-opening thousands at once is a storm that times calls out).
       .withIdleTimeout(settings.connectionIdleTimeout)
     base
       .withMaxConnections(settings.maxConnections)
-      // Calls beyond the connections wait in the pool's queue (Pekko wants a power of two). Sized to what the pipeline
-      // admits, not to the connections: a queue of 32 in front of 4 connections overflowed as 20 clients started
-      // (BufferOverflowException, the breaker opened, 98 % of the answers 5xx; the calls of the warm-up's clients,
-      // gone but still queued, are the likely rest), and none did with this size; the pipeline sheds above its bound.
-      .withMaxOpenRequests(Integer.highestOneBit((settings.maxConnections max maxInFlight max 32) * 2 - 1))
+      // Admission hands the pool at most max-connections calls, so its queue only holds a call for the moment a
+      // connection takes to come free after the previous answer (Pekko wants a power of two). An overflow would be
+      // a refusal, never a failure of the third party (NonBlockingSoapClient.failure).
+      .withMaxOpenRequests(Integer.highestOneBit((settings.maxConnections max 16) * 2 - 1))
       .withMaxRetries(0)
       .withConnectionSettings(connection)
 
   def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
-    val request = HttpRequest(HttpMethods.POST, uri, List(soapAction),
-      HttpEntity(contentType, SoapProtocol.getCustomerRequest(id)))
-    val call =
-      Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
-        response.entity.toStrict(settings.requestTimeout, settings.maxResponseBytes.toLong).map { strict =>
-          SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
-        }
+    val body = ByteString(SoapProtocol.getCustomerRequest(id))
+    // The request's entity stays open (its bytes all sent, its end not yet) until the answer has been read, and fails
+    // if the deadline comes first. A failed request entity is how Pekko's pool lets a caller cancel a call: the call
+    // fails and its connection closes ("request entity stream failed"), whether the answer's head has come or not, so
+    // the connection is free at once. With a strict entity a call whose answer never came held its connection until the
+    // connection's idle-timeout (60 s), and the calls after it waited in the pool's queue past their own timeout; one
+    // whose body was still trickling in was cut by toStrict's timeout, which cancels the body without closing the
+    // connection at once: the pool took the connection for idle, and the next call on it failed or hung.
+    val end = Promise[Source[ByteString, NotUsed]]()
+    val entity = HttpEntity.Default(contentType, body.length,
+      Source.single(body).concat(Source.futureSource(end.future)))
+    val request = HttpRequest(HttpMethods.POST, uri, List(soapAction), entity)
+    val deadline = settings.requestTimeout.fromNow
+    val answer = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
+    // At the deadline the caller hears of it at once, and the call is cancelled.
+    val expire: Runnable = () =>
+      answer.tryFailure(NonBlockingSoapClient.DeadlineCame)
+      end.tryFailure(NonBlockingSoapClient.DeadlineCame)
+    val timer = classic.scheduler.scheduleOnce(settings.requestTimeout, expire)(ExecutionContext.parasitic)
+    Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
+      // The deadline ends the body (above); toStrict's own timeout is only a backstop, after it.
+      response.entity.toStrict(deadline.timeLeft + 1.second, settings.maxResponseBytes.toLong).map { strict =>
+        SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
       }
-    val deadline = after(settings.requestTimeout)(Future.failed(TimeoutException()))(classic)
-    Future.firstCompletedOf(Seq(call, deadline)).recover { case e if !e.isInstanceOf[TimeoutException] =>
+    }.onComplete { result =>
+      timer.cancel()
+      end.trySuccess(Source.empty)
+      answer.tryComplete(result)
+    }(ExecutionContext.parasitic)
+    answer.future.recover { case e if !NonBlockingSoapClient.isDeadline(e) =>
       failures.failed(e)
       throw e
-    }.recover(NonBlockingSoapClient.failure(settings))
+    }.recover(NonBlockingSoapClient.failure(settings, retryAfterMillis))
 
 object NonBlockingSoapClient:
-  private[soap] def failure(settings: SoapSettings)
+  /** What fails a cancelled call's request entity: its deadline. */
+  private object DeadlineCame extends TimeoutException("the SOAP call's deadline came") with NoStackTrace
+
+  /** Whether a call failed on its deadline: the caller's timer, or the pool failing the call its deadline cancelled. */
+  private def isDeadline(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(8).exists(_.isInstanceOf[TimeoutException])
+
+  private[soap] def failure(settings: SoapSettings, retryAfterMillis: Long)
       : PartialFunction[Throwable, Either[ThirdPartyFailure, ThirdPartyCustomer]] =
-    case _: TimeoutException =>
+    case e if isDeadline(e) =>
       Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
+    // The pool's queue overflowed: the service is at its cap, the third party is not failing.
+    case _: BufferOverflowException =>
+      Left(ThirdPartyFailure.Refused("the SOAP client's host pool is full", retryAfterMillis))
     case _: EntityStreamSizeException =>
       Left(ThirdPartyFailure.Malformed(s"answer above ${settings.maxResponseBytes} bytes"))
     // Transport messages name classes and addresses: the client gets a fixed sentence (CustomerRoutee), the log this.

@@ -2,38 +2,55 @@ package bulkhead.service.soap
 
 import bulkhead.service.config.{EnrichmentSettings, SoapMode}
 import bulkhead.service.dispatch.{Pools, WorkQueuePool}
-import bulkhead.service.enrichment.SoapClient
+import bulkhead.service.enrichment.{BreakerState, SoapClient}
 import io.micrometer.core.instrument.{Gauge, MeterRegistry}
 import org.apache.pekko.actor.typed.ActorSystem
 
 import java.util.concurrent.ThreadPoolExecutor
 
-/** The SOAP client the configuration asks for, behind the circuit breaker, with the pool it blocks on (if any). */
-final case class SoapClients(client: GuardedSoapClient, workQueue: Option[ThreadPoolExecutor]):
+/**
+ * The SOAP client the configuration asks for, behind admission and the circuit breaker, with the breaker (to publish
+ * it) and the pool it blocks on (if any).
+ */
+final case class SoapClients(client: SoapClient, breaker: BreakerState, workQueue: Option[ThreadPoolExecutor]):
   def close(): Unit =
     client.close()
     workQueue.foreach(_.shutdownNow())
 
 object SoapClients:
-  /** The client of the configured mode, metered into `registry` beneath the breaker (refused calls are not calls). */
+  /**
+   * The client of the configured mode, from the outside in: metered into `registry` (every call, waits and refusals
+   * included), admitted (a slot, or a refusal at once), guarded by the breaker. Admission sits outside the breaker: a
+   * call refused for want of a slot never reached the third party and is neither a failure nor a success to it (the
+   * breaker counts a success as a reset of its failures, so 90 refusals a second would hide a failing third party).
+   */
   def apply(settings: EnrichmentSettings, registry: MeterRegistry)(using system: ActorSystem[?]): SoapClients =
     val soap = settings.soap
     val retryAfterMillis = settings.retryAfter.toMillis
-    val (client, queue): (SoapClient, Option[ThreadPoolExecutor]) = soap.mode match
+    val scheduler = system.classicSystem.scheduler
+    val (client, queue, slotName): (SoapClient, Option[ThreadPoolExecutor], String) = soap.mode match
       case SoapMode.NonBlocking =>
         // No base unit: Prometheus would append it (soap_client_connections_max_connections).
         Gauge.builder("soap.client.connections.max", () => soap.maxConnections)
           .description("connections the SOAP client's host pool may open to the third party").register(registry)
-        (NonBlockingSoapClient(soap, settings.maxInFlight), None)
+        (NonBlockingSoapClient(soap, retryAfterMillis), None, "connection")
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
-        (BlockingSoapClient(soap, pool, soap.workQueue.maxWait, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
-          Some(pool))
+        (BlockingSoapClient(soap, pool, retryAfterMillis, scheduler, ExchangeMeter(registry)), Some(pool),
+          "work-queue thread")
       case SoapMode.Virtual =>
         require(Pools.virtualThreadsAvailable,
           s"bulkhead.enrichment.soap.mode = virtual needs JDK 21+, this is JDK ${Runtime.version()}")
         val virtual = Pools.executionContext(system, Pools.Virtual)
-        // A virtual thread starts at once: no queue to bound.
-        (BlockingSoapClient(soap, virtual, soap.requestTimeout, retryAfterMillis, system.classicSystem.scheduler, ExchangeMeter(registry)),
-          None)
-    SoapClients(GuardedSoapClient(MeteredSoapClient(client, registry), soap.breaker, retryAfterMillis), queue)
+        // A virtual thread starts at once: admission's permits are what bound the calls.
+        (BlockingSoapClient(soap, virtual, retryAfterMillis, scheduler, ExchangeMeter(registry)), None, "permit")
+    val guarded = GuardedSoapClient(client, soap.breaker, retryAfterMillis)
+    val admitted = AdmittedSoapClient(guarded, soap.slots, soap.admission.queue, soap.admission.maxWait, slotName,
+      retryAfterMillis, scheduler)
+    Gauge.builder("soap.client.waiting", admitted, _.waiting.toDouble).baseUnit("calls")
+      .description("SOAP calls waiting for a slot (a connection, a work-queue thread, a permit); refused (503) after " +
+        "bulkhead.enrichment.soap.admission.max-wait").register(registry)
+    Gauge.builder("soap.client.slots", () => soap.slots)
+      .description("SOAP calls the client runs at once (connections, work-queue threads or virtual-thread permits)")
+      .register(registry)
+    SoapClients(MeteredSoapClient(admitted, registry), guarded, queue)

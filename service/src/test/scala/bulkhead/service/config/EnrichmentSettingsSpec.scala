@@ -18,15 +18,19 @@ class EnrichmentSettingsSpec extends AnyFlatSpec with Matchers:
       "bulkhead.enrichment.soap.endpoint" -> "https://third.party/soap",
       "bulkhead.enrichment.soap.work-queue.core" -> 2,
       "bulkhead.enrichment.soap.work-queue.max" -> 9,
-      "bulkhead.enrichment.soap.work-queue.queue" -> 11,
       "bulkhead.enrichment.soap.work-queue.keep-alive" -> "3s",
-      "bulkhead.enrichment.soap.work-queue.max-wait" -> "700ms",
+      "bulkhead.enrichment.soap.admission.queue" -> 11,
+      "bulkhead.enrichment.soap.admission.max-wait" -> "700ms",
       "bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 4,
       "bulkhead.enrichment.redis.connections" -> "shared",
       "bulkhead.enrichment.redis.uri" -> "rediss://127.0.0.1:6380")))
     (e.routees, e.soap.mode, e.soap.endpoint, e.soap.breaker.maxFailures) shouldBe
       (3, SoapMode.Blocking, "https://third.party/soap", 4)
-    e.soap.workQueue shouldBe WorkQueueSettings(2, 9, 11, 3.seconds, 700.millis)
+    e.soap.workQueue shouldBe WorkQueueSettings(2, 9, 9, 3.seconds)
+    e.soap.admission shouldBe AdmissionSettings(11, 700.millis)
+    // The blocking client's slots are its threads; the other modes' are max-connections.
+    e.soap.slots shouldBe 9
+    e.soap.copy(mode = SoapMode.Virtual).slots shouldBe e.soap.maxConnections
     (e.redis.connections, e.redis.uri) shouldBe (RedisConnections.Shared, "rediss://127.0.0.1:6380")
   }
 
@@ -43,7 +47,8 @@ class EnrichmentSettingsSpec extends AnyFlatSpec with Matchers:
       "bulkhead.enrichment.redis.uri" -> "http://nope",
       "bulkhead.enrichment.redis.connections" -> "pooled",
       "bulkhead.enrichment.soap.work-queue.max" -> 2,
-      "bulkhead.enrichment.soap.work-queue.max-wait" -> "0s",
+      "bulkhead.enrichment.soap.admission.max-wait" -> "-1s",
+      "bulkhead.enrichment.soap.admission.queue" -> -1,
       "bulkhead.enrichment.routees" -> 0)
     for (key, value) <- cases do
       val config = TestService.config(Map(key -> value, "bulkhead.enrichment.soap.work-queue.core" -> 5))

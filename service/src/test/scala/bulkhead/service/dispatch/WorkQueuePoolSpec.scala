@@ -9,7 +9,7 @@ import scala.concurrent.duration.*
 class WorkQueuePoolSpec extends AnyFlatSpec with Matchers:
 
   "WorkQueuePool" should "grow from core to max threads before queueing, then queue, then refuse" in {
-    val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(core = 1, max = 3, queue = 2, keepAlive = 1.minute, maxWait = 1.second))
+    val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(core = 1, max = 3, queue = 2, keepAlive = 1.minute))
     val release = CountDownLatch(1)
     val blocker: Runnable = () => release.await()
     try
@@ -25,7 +25,7 @@ class WorkQueuePoolSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "name its threads after the pool's configuration path" in {
-    val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(1, 1, 1, 1.minute, 1.second))
+    val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(1, 1, 1, 1.minute))
     try
       val name = scala.concurrent.Promise[String]()
       pool.execute(() => name.success(Thread.currentThread().getName))

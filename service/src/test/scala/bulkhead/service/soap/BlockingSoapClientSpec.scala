@@ -23,15 +23,19 @@ class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAft
     EnrichmentSettings(TestService.config(Map("bulkhead.enrichment.soap.endpoint" -> endpoint))).soap
       .copy(requestTimeout = timeout)
 
-  /** A client on a work queue of one thread, closed (queue and client) after `body`. */
+  /**
+   * A client on a work queue of one thread, behind admission of one slot whose waiters wait at most `maxWait`, as the
+   * service composes them; closed (queue and client) after `body`.
+   */
   private def withClient[A](endpoint: String, timeout: FiniteDuration, maxWait: FiniteDuration)(
-      body: BlockingSoapClient => A): A =
-    val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(1, 1, 10, 1.minute, maxWait))
-    val client = BlockingSoapClient(settings(endpoint, timeout), pool, maxWait, retryAfterMillis = 1000,
-      testKit.system.classicSystem.scheduler)
-    try body(client)
+      body: AdmittedSoapClient => A): A =
+    val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(1, 1, 1, 1.minute))
+    val scheduler = testKit.system.classicSystem.scheduler
+    val client = BlockingSoapClient(settings(endpoint, timeout), pool, retryAfterMillis = 1000, scheduler)
+    val admitted = AdmittedSoapClient(client, slots = 1, queue = 10, maxWait, "work-queue thread", 1000, scheduler)
+    try body(admitted)
     finally
-      client.close()
+      admitted.close()
       pool.shutdownNow()
 
   "BlockingSoapClient" should "refuse, without sending, a call that found no thread within max-wait" in {
@@ -49,7 +53,7 @@ class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAft
             case other => fail(s"expected a refusal, got $other")
           after should be < 550.millis
         }
-        // The queued calls were dropped when the thread came free: only the first reached the third party.
+        // The refused calls were never sent: only the first reached the third party.
         Thread.sleep(1500)
         stub.metrics.answered shouldBe 1L
       }
@@ -110,16 +114,22 @@ class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAft
     BlockingSoapClient.isTimeout(java.net.ConnectException("Connection refused")) shouldBe false
   }
 
-  "Behind the circuit breaker, a burst above the work queue" should "get refusals and leave the breaker closed" in {
+  "Behind admission, a burst above the work queue" should "get refusals and leave the breaker closed" in {
     TestStub.withStub("fixed:300") { stub =>
-      withClient(TestStub.endpoint(stub), timeout = 2.seconds, maxWait = 100.millis) { client =>
-        val guarded = GuardedSoapClient(client, BreakerSettings(maxFailures = 3, 5.seconds, 1.minute), 1000)
-        val answers = Await.result(Future.sequence((1 to 30).map(guarded.getCustomer)), 10.seconds)
+      val pool = WorkQueuePool(Pools.SoapWorkQueue, WorkQueueSettings(1, 1, 1, 1.minute))
+      val scheduler = testKit.system.classicSystem.scheduler
+      val client = BlockingSoapClient(settings(TestStub.endpoint(stub), 2.seconds), pool, 1000, scheduler)
+      val guarded = GuardedSoapClient(client, BreakerSettings(maxFailures = 3, 5.seconds, 1.minute), 1000)
+      val admitted = AdmittedSoapClient(guarded, 1, 10, 100.millis, "work-queue thread", 1000, scheduler)
+      try
+        val answers = Await.result(Future.sequence((1 to 30).map(admitted.getCustomer)), 10.seconds)
         answers.count(_.isRight) should be >= 1
         answers.collect { case Left(f) => f }.foreach(_ shouldBe a[ThirdPartyFailure.Refused])
         answers.count(_.isLeft) should be >= 20
         guarded.state shouldBe CircuitState.Closed
         guarded.openings shouldBe 0L
-      }
+      finally
+        admitted.close()
+        pool.shutdownNow()
     }
   }

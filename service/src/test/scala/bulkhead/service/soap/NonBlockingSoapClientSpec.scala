@@ -1,0 +1,109 @@
+package bulkhead.service.soap
+
+import bulkhead.service.config.{EnrichmentSettings, SoapSettings}
+import bulkhead.service.enrichment.ThirdPartyFailure
+import bulkhead.service.testkit.HttpProbe.eventually
+import bulkhead.service.testkit.{TestService, TestStub}
+import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
+import org.apache.pekko.stream.BufferOverflowException
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.net.{InetAddress, ServerSocket, Socket}
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.atomic.AtomicInteger
+import scala.concurrent.Await
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/** The non-blocking client on Pekko's host pool against a real socket: a call cancelled at its deadline frees its slot. */
+class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
+  private val testKit = ActorTestKit()
+  private given org.apache.pekko.actor.typed.ActorSystem[?] = testKit.system
+  override def afterAll(): Unit = testKit.shutdownTestKit()
+
+  private def settings(endpoint: String, timeout: FiniteDuration, connections: Int): SoapSettings =
+    EnrichmentSettings(TestService.config(Map("bulkhead.enrichment.soap.endpoint" -> endpoint))).soap
+      .copy(requestTimeout = timeout, maxConnections = connections)
+
+  /**
+   * A third party on a raw socket: it reads each connection's request, never answers the first connection (a third
+   * party that hangs), answers the others, and records when a connection was closed by the client (its read ends).
+   */
+  private final class HangsOnce:
+    private val customer = bulkhead.stub.CustomerDirectory(10).find(3).get
+    private val answer = bulkhead.stub.SoapMessages.customer(customer)
+    val server = ServerSocket(0, 50, InetAddress.getLoopbackAddress)
+    val connections = AtomicInteger()
+    val closedByClient = ConcurrentLinkedQueue[Int]()
+    def name: String = customer.name
+
+    private def serve(socket: Socket, n: Int): Unit =
+      try
+        val in = socket.getInputStream
+        while true do
+          val head = StringBuilder()
+          while !head.endsWith("\r\n\r\n") do
+            val b = in.read()
+            if b < 0 then throw java.io.EOFException()
+            head.append(b.toChar)
+          val length = head.toString.linesIterator.collectFirst {
+            case l if l.toLowerCase.startsWith("content-length:") => l.drop(15).trim.toInt
+          }.getOrElse(0)
+          in.readNBytes(length)
+          if n > 1 then
+            socket.getOutputStream.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n" +
+              s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII") ++ answer)
+      catch case _: java.io.IOException => closedByClient.add(n)
+      finally socket.close()
+
+    private val accepting = Thread(() =>
+      try
+        while true do
+          val socket = server.accept()
+          val n = connections.incrementAndGet()
+          val t = Thread(() => serve(socket, n))
+          t.setDaemon(true)
+          t.start()
+      catch case _: java.io.IOException => ())
+    accepting.setDaemon(true)
+    accepting.start()
+
+    def endpoint: String = s"http://127.0.0.1:${server.getLocalPort}/soap"
+    def close(): Unit = server.close()
+
+  "NonBlockingSoapClient" should "close the connection of a call at its deadline, so that the next call has a slot" in {
+    val third = HangsOnce()
+    val client = NonBlockingSoapClient(settings(third.endpoint, 500.millis, connections = 1), retryAfterMillis = 1000)
+    try
+      Await.result(client.getCustomer(3), 5.seconds) match
+        case Left(ThirdPartyFailure.Timeout(_)) => ()
+        case other => fail(s"expected a timeout, got $other")
+      // The hung call's connection was closed by the client, not left to its 60 s idle-timeout.
+      eventually(tries = 100, pauseMs = 20)(third.closedByClient.asScala.toSeq == Seq(1)) shouldBe true
+      // The pool's only connection slot is free: the next call opens a connection and is answered in its own time.
+      Await.result(client.getCustomer(3), 5.seconds).map(_.name) shouldBe Right(third.name)
+      third.connections.get shouldBe 2
+    finally third.close()
+  }
+
+  it should "close the connection of an answer still trickling in at the deadline, so that the next call has a slot" in {
+    TestStub.withStub("fixed:0") { stub =>
+      val client = NonBlockingSoapClient(settings(TestStub.endpoint(stub), 500.millis, connections = 1), 1000)
+      // The stub sends its ~400 bytes one every 100 ms: ~40 s on the only connection, unless the client closes it.
+      TestStub.faults(stub, "trickle=1")
+      Await.result(client.getCustomer(3), 5.seconds) match
+        case Left(ThirdPartyFailure.Timeout(_)) => ()
+        case other => fail(s"expected a timeout, got $other")
+      TestStub.faults(stub, "")
+      Await.result(client.getCustomer(3), 5.seconds).map(_.id) shouldBe Right(3)
+    }
+  }
+
+  it should "call a full host pool a refusal, not a failure of the third party" in {
+    val s = settings("http://127.0.0.1:1/soap", 1.second, connections = 1)
+    NonBlockingSoapClient.failure(s, 1000)(BufferOverflowException("Exceeded configured max-open-requests value")) match
+      case Left(ThirdPartyFailure.Refused(_, retryAfter)) => retryAfter shouldBe 1000L
+      case other => fail(s"expected a refusal, got $other")
+  }
