@@ -29,7 +29,9 @@ object BenchSuite:
     BenchSuite("connections", "seed 001's wrk -t6 -c10000 on 1 s of /work/async, the service on a 400 MB heap"),
     BenchSuite("ab", "bulkhead's /hello with each of its costs switched off alone, then all, beside minimal Pekko HTTP",
       reference = Some("defaults")),
-    BenchSuite("cluster", "/customers, blocking SOAP client (25 threads per node, stub 1 s), 100 clients on 1, 2, 3 nodes"))
+    BenchSuite("cluster", "/customers, blocking SOAP client (25 threads per node, stub 1 s), 100 clients on 1, 2, 3 nodes"),
+    BenchSuite("sampler", "the lab's own cost: /hello at c=100 and 2,000 held threads, sampling off, every 5 s, every 1 s",
+      reference = Some("hello-unsampled")))
 
   def named(name: String): Option[BenchSuite] = All.find(_.name == name)
 

@@ -220,8 +220,12 @@ private final class DiagnosisOf(r: RunRecord):
     val next = chosen.orElse(logFixed).filter(_ => fix.exists(_.kind != FixKind.CriticalSection)).flatMap(nextAfter)
       .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
     // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
+    // Requests above a binding resource that the service refused itself (load shedding: 503 at once, never sent)
+    // are its overflow too: the service kept serving its cap, which is the verdict.
     val (errs, why) = if chosen.exists(_.resource == Resource.MaxConnections) then
       (None, cap.copy(why = cap.why + failures.fold("")(e => s" (the waiting clients' $e)")))
+    else if chosen.isDefined && shedMost then
+      (None, cap.copy(why = cap.why + failures.fold("")(e => s"; above its cap the service refused the rest: $e")))
     else (errors, cap)
     val seen = r.info.cpus.fold(why)(n => why.copy(why = why.why + s" (the JVM told it has $n processors: its pools " +
       "sized from them are the ones a machine of that many cores would give it)"))
@@ -275,6 +279,15 @@ private final class DiagnosisOf(r: RunRecord):
       f"${share * 100}%.1f%% of the requests did not get ${r.info.expectedClass} " +
         s"(${r.load.answers.describe})" + (if top.isEmpty then "" else s"; the service's log: ${top.mkString(", ")}")
     }
+
+  /**
+   * Most failed requests were refused by the service itself (its SOAP admission: no slot within its wait, or the
+   * breaker open), by its own counter of refused calls against the failed answers' rate.
+   */
+  private val shedMost: Boolean =
+    val failedRate = (r.load.answers.answered + r.load.answers.unanswered - r.load.answers.expected(r.info.expectedClass))
+      .toDouble / r.load.durationSeconds.max(1e-9)
+    rateOverNodes(_.soapRefused).exists(refused => failedRate > 0 && refused >= failedRate * 0.8)
 
   /** The failures as the verdict names them, ahead of any cap. */
   private val errors: Option[String] = failures.map(f => s"errors first: $f")

@@ -1,7 +1,7 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
-import bulkhead.lab.sample.{EventLoops, MetricsReading, PoolSize, Sample}
+import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
 
 /**
  * Thread pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy
@@ -16,6 +16,10 @@ object ThreadPoolReader extends ResourceReader:
 
   def read(run: RunView): Seq[Measured] = measure(run.window, run.answeredRate).filter(_.resource == Resource.Pool)
 
+  /** Keys of the resources found from waits in `window` (ones with holders: see [[WaitResources]]). */
+  private def found(window: Seq[Sample]): Set[String] =
+    WaitResources.of(RunView(window, 1, 0, "")).map(_.key).toSet
+
   /** The rate of a cumulative metric over a measured window (first and last sample that has it). */
   def rateIn(w: Seq[Sample])(f: MetricsReading => Option[Double]): Option[Double] =
     val points = w.flatMap(s => s.metrics.flatMap(f).map(s.second -> _))
@@ -25,6 +29,7 @@ object ThreadPoolReader extends ResourceReader:
 
   /** Every holding pool of `window`, as a pool or, when its threads run an event loop, as an event loop. */
   def measure(window: Seq[Sample], fallbackRate: Double): Seq[Measured] =
+    val resources = found(window)
     def rateOf(f: MetricsReading => Option[Double]) = rateIn(window)(f)
     def gauge(f: MetricsReading => Option[Double]) = gaugeIn(window)(f)
     val metricLabels = window.flatMap(_.metrics.toSeq.flatMap(_.pools.map(_.label))).distinct
@@ -56,7 +61,9 @@ object ThreadPoolReader extends ResourceReader:
       val dumpSeesHeld = mean(busy) > 0 && blocked >= mean(busy) * 0.5
       val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else dumpSeesHeld
       // Busy threads queued on a resource inside the JVM wait for that resource, which the wait readers read.
-      val queuedOnResource = mean(seen.map(_.fold(0.0)(_.queued.toDouble)))
+      // Only a wait with holders is a resource: a thread parked for a result another thread hands over (a blocking
+      // client waiting on its own asynchronous exchange) holds the pool's thread for the call, like a socket read.
+      val queuedOnResource = mean(seen.map(_.fold(0.0)(_.waits.filter((k, _) => resources(k)).values.sum.toDouble)))
       val symptom = mean(busy) > 0 && queuedOnResource >= mean(busy) * 0.5
       // A lone named thread (a JVM's housekeeping) is not a pool; bulkhead's pools are known by their gauges. Virtual
       // threads are one per task: every one is busy, none waits for a free one, so they have no size to be full at
@@ -71,7 +78,8 @@ object ThreadPoolReader extends ResourceReader:
         val frame = seen.flatten.flatMap(p => p.commonSite.orElse(p.commonBusyFrame))
           .groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2).map(_._1).getOrElse("their work")
         val waits = seen.flatten.flatMap(_.waits).groupMapReduce(_._1)(_._2)(_ + _).maxByOption(_._2).map(_._1)
-        val doing = waits.fold("")(w => s", busy threads mostly ${WaitResources.describe(w, Map.empty)}")
+        val doing = waits.fold("")(w => s", busy threads mostly " + (if PoolSample.Terminal(w) || resources(w) then
+          WaitResources.describe(w, Map.empty) else s"wait for a result another thread hands over ($w)"))
         Some(Measured(if loop then Resource.EventLoop else Resource.Pool, subject, size, occupancy, rate,
           mostly(occupancySeries.map(_ >= size * Diagnosis.FullShare)), queuedTasks,
           f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +

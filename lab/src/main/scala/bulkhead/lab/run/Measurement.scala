@@ -12,7 +12,8 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 /** Drives a load while the sampler samples the served process: the one measuring loop of every lab command. */
 object Measurement:
   /**
-   * What a measurement gives: the load's figures, the samples taken while it ran (from its start, every `every`), and
+   * What a measurement gives: the load's figures, the samples taken while it ran (from its start, every `every`; with
+   * an `every` of zero, /proc readings alone), and
    * the processes read from /proc just before the load started and just after it ended, which bracket the CPU the
    * load cost them.
    */
@@ -47,12 +48,18 @@ object Measurement:
       load.start()
       var samples = Vector.fill(samplers.size)(Vector.empty[Sample])
       var rounds = 0
+      // Sampling off (`every` of zero): /proc alone once a second, for the progress line; no thread dump, no scrape,
+      // so that the sampler's own cost can be measured against it.
+      val unsampled = every <= Duration.Zero
+      val period = if unsampled then 1.second else every
       while load.isAlive do
-        samples = samples.zip(everyOne(_.sample((System.nanoTime() - start) / 1e9))).map(_ :+ _)
+        samples = samples.zip(everyOne(s =>
+          val second = (System.nanoTime() - start) / 1e9
+          if unsampled then s.process(second) else s.sample(second))).map(_ :+ _)
         rounds += 1
         val front = samples.head
         progress(status(front.last, front.dropRight(1).lastOption, driver.totalSeconds))
-        val next = start + rounds * every.toNanos
+        val next = start + rounds * period.toNanos
         load.join(((next - System.nanoTime()) / 1_000_000).max(100))
       val after = everyOne(_.process((System.nanoTime() - start) / 1e9))
       Option(result.get).getOrElse(Left("the load driver did not report")).map(figures =>

@@ -11,6 +11,7 @@ final case class PoolGauge(label: String, active: Option[Double], max: Option[Do
  * answered (`soapAnswered`) are the ones that held a connection; a blocking client's exchanges are its calls' time on a
  * thread, without the wait for one. What the faults suite follows: the circuit breaker's state (0 closed, 1 half-open,
  * 2 open) and its openings so far, enrichments in flight, answers degraded so far (loyalty unavailable), heap used.
+ * `soapRefused`: SOAP calls the service refused itself, never sent (no slot within its wait, or the breaker open).
  * Every metric name the lab depends on is here and nowhere else.
  */
 final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
@@ -21,7 +22,8 @@ final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[Stri
     soapAnswered: Option[Double] = None, soapExchanges: Option[Double] = None,
     soapExchangeSeconds: Option[Double] = None, circuitState: Option[Double] = None,
     circuitOpenings: Option[Double] = None, enrichmentInFlight: Option[Double] = None,
-    loyaltyUnavailable: Option[Double] = None, heapUsedBytes: Option[Double] = None):
+    loyaltyUnavailable: Option[Double] = None, heapUsedBytes: Option[Double] = None,
+    soapRefused: Option[Double] = None):
   def answered: Double = answeredByClass.values.sum
   def heapUsedMb: Option[Double] = heapUsedBytes.map(_ / 1024 / 1024)
   def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
@@ -88,4 +90,6 @@ object MetricsReading:
         .map(_.sum), one(Names.SoapExchanges), one(Names.SoapExchangeSeconds), one(Names.CircuitState),
       one(Names.CircuitOpenings), one(Names.EnrichmentInFlight), one(Names.LoyaltyUnavailable),
       Option(named(Names.HeapUsed).filter(_.labels.get("area").contains("heap"))).filter(_.nonEmpty)
-        .map(_.map(_.value).sum))
+        .map(_.map(_.value).sum),
+      Option(named(Names.SoapCalls).filter(_.labels.get("outcome").contains("refused")).map(_.value)).filter(_.nonEmpty)
+        .map(_.sum))

@@ -172,6 +172,9 @@ object Scenario:
         stubFaults.left.toOption.map(e => s"stub.faults: $e"),
         expectedResource.flatMap(_.left.toOption).map(e => s"expect.resource: $e"),
         expectedFix.flatMap(_.left.toOption).map(e => s"expect.fix: $e"),
+        Option.when(c.hasPath("sampling.every") && c.getDuration("sampling.every").toMillis != 0 &&
+          c.getDuration("sampling.every").toMillis < 100)(
+          s"sampling.every must be 0 (sampling off) or at least 100ms, was ${c.getString("sampling.every")}"),
         Option.when(c.hasPath("service.cpus") && (int("service.cpus", 1) < 1 || int("service.cpus", 1) > MaxCpus))(
           s"service.cpus must be 1..$MaxCpus, was ${int("service.cpus", 1)}"),
         Option.when(c.hasPath("expect.cap") && c.getDouble("expect.cap") <= 0)(

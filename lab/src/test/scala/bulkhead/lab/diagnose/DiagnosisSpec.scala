@@ -111,6 +111,25 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.next.map(_.perSecond).get shouldBe (20 / (4 / 17.0) +- 0.5)
   }
 
+  it should "name the host pool, not errors, when the service refused the calls above its cap itself" in {
+    // 2 connections, 100 clients, a 200 ms third party: 10 answered calls/s, and 600 a second refused at once by the
+    // service's admission (503, never sent): the service kept serving its cap.
+    val soap = (t: Int) => Some(MetricsReading(Nil, Map("2xx" -> 10.0 * t, "5xx" -> 600.0 * t), Some(100),
+      Some(16384), Some(2), Some(610.0 * t), Some(10.0 * t * 0.2), Some(2), Map.empty, soapAnswered = Some(10.0 * t),
+      soapRefused = Some(600.0 * t)))
+    val v = Diagnosis(Records.run(clients = 100, seconds = 10, answers = Map("2xx" -> 100, "5xx" -> 6000),
+      meanMs = 160, metrics = soap))
+    v.name shouldBe "soap-host-pool"
+    v.errors shouldBe None
+    v.predicted shouldBe (10.0 +- 0.1)
+    v.cap.why should include("above its cap the service refused the rest")
+    v.fix.map(_.kind) shouldBe Some(FixKind.ConnectionPoolSize)
+    // The same 5xx without the service's own refusals (failures of unknown cause) are named first.
+    val unexplained = (t: Int) => soap(t).map(_.copy(soapRefused = Some(0.0)))
+    Diagnosis(Records.run(clients = 100, seconds = 10, answers = Map("2xx" -> 100, "5xx" -> 6000), meanMs = 160,
+      metrics = unexplained)).name shouldBe "errors"
+  }
+
   it should "read the third party's latency without the work queue in front of it (blocking client)" in {
     // 5 threads each held 0.258 s by a call (its exchange), 20 clients: each call's whole time is ~1 s of queue.
     val soap = (t: Int) => Records.poolMetrics("work-queue", size = 5, active = 5, rate = 19.4, queued = 15)(t).map(_.copy(
