@@ -1,7 +1,8 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
-import bulkhead.lab.sample.{EventLoops, MetricsReading, PoolSize, Sample}
+import bulkhead.lab.model.{FixKind, MetricsReading, Resource}
+import bulkhead.lab.sample.{EventLoops, PoolSize, Sample}
 
 /**
  * Thread pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy

@@ -1,6 +1,7 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.{Diagnosis, Resource}
+import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.model.Resource
 import bulkhead.lab.record.RunRecord
 import bulkhead.lab.run.{SuiteRun, Verification}
 

@@ -1,7 +1,8 @@
 package bulkhead.lab.run
 
 import bulkhead.lab.diagnose.Diagnosis
-import bulkhead.lab.process.{Launch, Target}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.Launch
 import bulkhead.lab.record.RunRecord
 import bulkhead.lab.scenario.{Load, Scenario}
 
