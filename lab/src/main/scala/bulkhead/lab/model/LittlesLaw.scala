@@ -1,8 +1,5 @@
 package bulkhead.lab.model
 
-/** A limit on throughput: what it is, and the requests per second it allows. */
-final case class Bound(what: String, perSecond: Double)
-
 /**
  * Little's law: in-flight = throughput x latency. A closed loop of N clients with work of W seconds can do at most
  * N / W requests per second; a pool of T threads that each hold a request for W seconds, at most T / W.
