@@ -2,6 +2,7 @@ package bulkhead.lab.bench
 
 import bulkhead.lab.model.Target
 import bulkhead.lab.record.RecordJson
+import bulkhead.lab.report.BenchRow
 import bulkhead.lab.run.{Progress, ScenarioRunner}
 import bulkhead.lab.scenario.{Load, Scenario}
 

@@ -1,6 +1,5 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.bench.BenchRow
 import bulkhead.lab.load.WarmUp
 import bulkhead.lab.model.Target
 

@@ -1,4 +1,4 @@
-package bulkhead.lab.bench
+package bulkhead.lab.report
 
 import bulkhead.lab.model.{Bound, Target}
 import bulkhead.lab.record.{CpuPerRequest, RunRecord}
