@@ -7,9 +7,9 @@ import org.scalatest.matchers.should.Matchers
 import java.nio.file.Path
 
 /**
- * The lab's packages depend on each other one way, from the command line down to the model of shared types: `cli`,
- * then `bench`, `faults` and `gate`, then `run` and `report`, `diagnose`, `record`, then `sample`, `scenario`, `load`
- * and `process`, and `model` at the bottom. Read from the main sources, checked as a graph.
+ * The lab's packages depend on each other one way, from the command line down to the model of shared types: `cli`;
+ * `bench`, `faults`, `gate`; `run`, `report`; `diagnose`; `record`; `sample`, `load`; `scenario`, `process`; `model`.
+ * Read from the main sources, checked as a graph.
  */
 class PackageDependencySpec extends AnyFlatSpec with Matchers:
   private val main = PackageGraph.read(Path.of("src/main/scala"), "bulkhead.lab")
