@@ -1,7 +1,8 @@
 package bulkhead.lab.bench
 
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.Target
 import bulkhead.lab.record.RecordJson
+import bulkhead.lab.report.BenchRow
 import bulkhead.lab.run.{Progress, ScenarioRunner}
 import bulkhead.lab.scenario.{Load, Scenario}
 

@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.ThreadTable
+import bulkhead.lab.report.ThreadTable
 import scopt.OParser
 
 /** `lab analyze DUMPFILE`: a thread dump read per pool, with waits, lock owners and deadlocks (what TDA showed). */

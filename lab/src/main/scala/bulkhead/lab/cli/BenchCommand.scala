@@ -1,9 +1,9 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.bench.{BenchRounds, BenchRow, BenchSuite}
+import bulkhead.lab.bench.{BenchRounds, BenchSuite}
 import bulkhead.lab.process.Launch
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.report.{BenchReport, Environment}
+import bulkhead.lab.report.{BenchReport, BenchRow, Environment}
 import bulkhead.lab.run.ScenarioRunner
 import scopt.OParser
 

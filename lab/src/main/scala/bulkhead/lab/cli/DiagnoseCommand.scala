@@ -1,12 +1,12 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.ThreadTable
 import bulkhead.lab.diagnose.Diagnosis
-import bulkhead.lab.load.{LoadFigures, Latencies, WrkDriver, Answers}
+import bulkhead.lab.load.WrkDriver
+import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
 import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord}
+import bulkhead.lab.report.ThreadTable
 import bulkhead.lab.run.Measurement
-import bulkhead.lab.sample.{JmxAddress, JmxConnection, JmxCredentials, JmxSampler, MetricsReading, ProcessSampler,
-  ServiceSampler}
+import bulkhead.lab.sample.{JmxAddress, JmxConnection, JmxCredentials, JmxSampler, ProcessSampler, ServiceSampler}
 import bulkhead.lab.process.Stack
 import scopt.OParser
 

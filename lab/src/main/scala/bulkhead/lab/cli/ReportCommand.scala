@@ -1,8 +1,8 @@
 package bulkhead.lab.cli
 
+import bulkhead.lab.diagnose.Verification
 import bulkhead.lab.record.RecordJson
 import bulkhead.lab.report.{AccuracyReport, Environment, SuiteReport}
-import bulkhead.lab.run.SuiteRun
 import scopt.OParser
 
 import java.nio.file.{Files, Path}
@@ -28,7 +28,7 @@ object ReportCommand extends LabCommand:
         2
       case Right(found) =>
         // Each `--verify` re-run right after its original (by path, `pool-4-verify/` sorts before `pool-4/`).
-        val records = found.sortBy(r => (r.info.name.stripSuffix(SuiteRun.VerifySuffix), r.info.name))
+        val records = found.sortBy(r => (r.info.name.stripSuffix(Verification.VerifySuffix), r.info.name))
         val env = Environment.readFrom(d).getOrElse(Environment("not recorded", 0, 0, "?", records.head.info.jdk,
           "?", "?", Nil))
         val report = SuiteReport(s"bulkhead: ${d.getFileName}", s"./bulkhead lab report $d", env, records, Nil)

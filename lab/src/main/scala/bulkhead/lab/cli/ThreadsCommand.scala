@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.ThreadTable
+import bulkhead.lab.report.ThreadTable
 import bulkhead.lab.sample.{JmxAddress, JmxConnection, JmxCredentials, PoolSample, ThreadSampler}
 import scopt.OParser
 

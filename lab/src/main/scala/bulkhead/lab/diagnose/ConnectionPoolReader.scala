@@ -1,5 +1,7 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.{FixKind, Resource}
+
 /**
  * A pool of connections (JDBC, an HTTP client's): threads queue where they borrow one, and its holders mostly wait
  * in a socket read on it. Found by that shape, not by the pool's class: a known library only adds the name of its

@@ -1,5 +1,7 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.Resource
+
 /**
  * The CPU as a resource: cores / machine CPU per answer. Only when the machine is busy (CpuCredible) and the service
  * itself uses a material share of it (ServiceCpuShare of the cores): below the first, fixed costs (the sampler's

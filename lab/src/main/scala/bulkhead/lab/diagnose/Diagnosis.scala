@@ -1,9 +1,9 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.{FixKind, MetricsReading, Resource, Target}
 import bulkhead.lab.record.{CpuPerRequest, NodeSamples, RunRecord}
-import bulkhead.lab.sample.{MetricsReading, Sample}
+import bulkhead.lab.sample.Sample
 
 /**
  * Names what caps a run's throughput from what the run measured, never from a work time a scenario declares.

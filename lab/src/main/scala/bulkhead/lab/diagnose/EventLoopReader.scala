@@ -1,5 +1,6 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.{FixKind, Resource}
 import bulkhead.lab.sample.EventLoops
 
 /**

@@ -1,6 +1,7 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
+import bulkhead.lab.model.{FixKind, Resource}
 
 /**
  * bulkhead's SOAP host pool (Pekko HTTP's client pool to the third party): calls on connections (those in flight, up
@@ -12,8 +13,8 @@ object HostPoolReader extends ResourceReader:
   val unit = "connections"
 
   def read(run: RunView): Seq[Measured] =
-    def gauge(f: bulkhead.lab.sample.MetricsReading => Option[Double]) = ThreadPoolReader.gaugeIn(run.window)(f)
-    def rate(f: bulkhead.lab.sample.MetricsReading => Option[Double]) = ThreadPoolReader.rateIn(run.window)(f)
+    def gauge(f: bulkhead.lab.model.MetricsReading => Option[Double]) = ThreadPoolReader.gaugeIn(run.window)(f)
+    def rate(f: bulkhead.lab.model.MetricsReading => Option[Double]) = ThreadPoolReader.rateIn(run.window)(f)
     (for
       size <- median(gauge(_.soapConnectionsMax))
       inFlight = gauge(_.soapInFlight)

@@ -1,5 +1,7 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.{FixKind, Resource}
+
 /**
  * Any other resource threads queue for and then hold (an object pool, a bounded hand-off): its holders while threads
  * queue are its size.

@@ -1,5 +1,7 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.{FixKind, Resource}
+
 /**
  * A monitor (`synchronized`) or an exclusive `java.util.concurrent` lock: one holder at a time, so its cap is
  * 1 / hold whatever the threads queued on it. More threads only lengthen the queue; the fix is a shorter or split

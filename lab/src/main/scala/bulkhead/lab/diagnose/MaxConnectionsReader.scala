@@ -1,6 +1,7 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
+import bulkhead.lab.model.{FixKind, Resource}
 
 /**
  * The server's connection limit (`max-connections`): connections served (those open, up to the limit: a connection
@@ -11,7 +12,7 @@ object MaxConnectionsReader extends ResourceReader:
   val unit = "connections"
 
   def read(run: RunView): Seq[Measured] =
-    def gauge(f: bulkhead.lab.sample.MetricsReading => Option[Double]) = ThreadPoolReader.gaugeIn(run.window)(f)
+    def gauge(f: bulkhead.lab.model.MetricsReading => Option[Double]) = ThreadPoolReader.gaugeIn(run.window)(f)
     (for
       size <- median(gauge(_.connectionsMax))
       open = gauge(_.connectionsOpen)

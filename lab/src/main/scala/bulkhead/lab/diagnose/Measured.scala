@@ -1,5 +1,7 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.Resource
+
 /**
  * One resource as measured: its size, mean occupancy and rate through it, queue in front of it. On a cluster, a
  * resource of every node is one of `nodes` (size, occupancy, rate and queue summed over them). `frame`: where its

@@ -1,5 +1,7 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.{FixKind, Resource}
+
 /** A `java.util.concurrent.Semaphore`: its holders while threads queue are its permits; cap = permits / hold. */
 object SemaphoreReader extends WaitReader:
   val resource: Resource = Resource.Semaphore

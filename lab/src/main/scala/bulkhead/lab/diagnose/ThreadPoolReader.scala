@@ -1,7 +1,8 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
-import bulkhead.lab.sample.{MetricsReading, PoolSample, PoolSize, Sample}
+import bulkhead.lab.model.{FixKind, MetricsReading, Resource}
+import bulkhead.lab.sample.{PoolSample, PoolSize, Sample}
 
 /**
  * Thread pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy

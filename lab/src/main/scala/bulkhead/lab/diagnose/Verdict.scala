@@ -1,5 +1,7 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.{CapName, FixKind, Resource}
+
 /**
  * A setting that serves the offered load: service flags the lab can re-run with (and the path to load instead, when
  * the fix moves the work to another route), the sentence for a person, and its kind.

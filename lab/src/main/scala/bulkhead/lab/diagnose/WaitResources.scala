@@ -1,6 +1,7 @@
 package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
+import bulkhead.lab.model.Resource
 import bulkhead.lab.sample.{PoolSample, ResourceSample}
 
 /**

@@ -1,6 +1,7 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, Latencies, LoadFigures, RequestLog, RequestOutcome}
+import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, RequestOutcome}
+import bulkhead.lab.model.{Latencies, LoadFigures}
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
 import com.typesafe.config.{ConfigFactory, ConfigRenderOptions}

@@ -1,9 +1,8 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, RequestLog, RunningGroup, UserGroup}
-import bulkhead.lab.process.{RedisCommand, Served, Stack}
-import bulkhead.lab.sample.MetricsReading
+import bulkhead.lab.model.MetricsReading
+import bulkhead.lab.process.{RedisCommand, SeedRedis, Served, Stack}
 import bulkhead.stub.Latency
 
 import scala.collection.concurrent.TrieMap

@@ -1,7 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.SeedRedis
-import bulkhead.lab.process.{Children, Launch, Served, Stack}
+import bulkhead.lab.process.{Children, Launch, SeedRedis, Served, Stack}
 import bulkhead.lab.report.Environment
 import bulkhead.lab.run.Progress
 import bulkhead.stub.Latency

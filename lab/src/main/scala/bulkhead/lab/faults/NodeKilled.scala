@@ -1,9 +1,8 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, UserGroup}
-import bulkhead.lab.process.{Children, Launch, ServiceCluster, Stack}
-import bulkhead.lab.sample.MetricsReading
+import bulkhead.lab.model.MetricsReading
+import bulkhead.lab.process.{Children, Launch, SeedRedis, ServiceCluster, Stack}
 import bulkhead.stub.Latency
 
 import java.nio.file.Path

@@ -1,6 +1,7 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, Latencies, RequestLog, RequestOutcome, RunningGroup, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, RequestOutcome, RunningGroup, UserGroup}
+import bulkhead.lab.model.Latencies
 import bulkhead.lab.process.Served
 import bulkhead.lab.sample.CpuUsage
 

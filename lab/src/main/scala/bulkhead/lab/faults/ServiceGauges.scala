@@ -1,7 +1,8 @@
 package bulkhead.lab.faults
 
+import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.process.{Children, Stack}
-import bulkhead.lab.sample.{Attach, MetricsReading, ProcessThreads, ThreadSampler}
+import bulkhead.lab.sample.{Attach, ProcessThreads, ThreadSampler}
 
 import scala.concurrent.duration.*
 

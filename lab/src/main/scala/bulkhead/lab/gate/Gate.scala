@@ -1,6 +1,7 @@
 package bulkhead.lab.gate
 
-import bulkhead.lab.diagnose.{CapName, Diagnosis}
+import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.model.CapName
 import bulkhead.lab.record.{CpuPerRequest, RunRecord}
 
 /**

@@ -1,5 +1,7 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.model.{Answers, Latencies, LoadFigures, LoadSecond}
+
 import java.io.{BufferedInputStream, IOException, InputStream}
 import java.net.{InetSocketAddress, Socket, SocketTimeoutException}
 import java.nio.charset.StandardCharsets.US_ASCII

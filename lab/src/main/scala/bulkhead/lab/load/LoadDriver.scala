@@ -1,5 +1,6 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.scenario.Load
 
 import java.nio.file.Path

@@ -1,5 +1,6 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.model.{Answers, Latencies, LoadFigures, LoadSecond}
 import bulkhead.lab.scenario.Load
 import org.apache.jmeter.reporters.Summariser
 import org.apache.jmeter.reporters.gui.SummariserGui

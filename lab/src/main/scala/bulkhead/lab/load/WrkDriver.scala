@@ -1,5 +1,6 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.model.{Answers, Latencies, LoadFigures, LoadSecond}
 import bulkhead.lab.process.Children
 
 import java.nio.file.{Files, Path}

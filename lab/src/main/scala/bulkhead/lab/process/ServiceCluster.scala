@@ -1,6 +1,6 @@
 package bulkhead.lab.process
 
-import bulkhead.lab.sample.MetricsReading
+import bulkhead.lab.model.MetricsReading
 
 import scala.concurrent.duration.*
 import scala.concurrent.{Await, ExecutionContext, Future, blocking}

@@ -1,5 +1,7 @@
 package bulkhead.lab.process
 
+import bulkhead.lab.model.Target
+
 import java.net.{ServerSocket, Socket, URI}
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
 import java.nio.file.{Files, Path}

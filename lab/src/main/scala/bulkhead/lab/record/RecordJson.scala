@@ -1,6 +1,6 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.diagnose.CapName
+import bulkhead.lab.model.CapName
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.{CodecMakerConfig, JsonCodecMaker}
 

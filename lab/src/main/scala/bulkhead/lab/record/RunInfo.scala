@@ -1,7 +1,6 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.diagnose.{Bound, CapName}
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.{Bound, CapName, Target}
 import bulkhead.lab.scenario.SeedFigure
 
 /**
@@ -13,7 +12,7 @@ import bulkhead.lab.scenario.SeedFigure
  * @param nodes a cluster run's service nodes by cluster address (`host:port`), the front (the node loaded) first;
  *              empty for one service
  * @param expectedCap a diagnosis case's cap by construction (req/s), to score the predicted one against
- * @param expectedFix a diagnosis case's kind of fix ([[bulkhead.lab.diagnose.FixKind]]'s key)
+ * @param expectedFix a diagnosis case's kind of fix ([[bulkhead.lab.model.FixKind]]'s key)
  * @param cpus the processors the served JVM was told it has (`-XX:ActiveProcessorCount`), when not the machine's
  */
 final case class RunInfo(name: String, title: String, target: String, url: String, loadDescription: String,

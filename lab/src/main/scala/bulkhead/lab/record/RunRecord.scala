@@ -1,6 +1,6 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.load.LoadFigures
+import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.sample.Sample
 
 /** A warning or error line of the service's log (numbers and addresses masked) and how often it came. */

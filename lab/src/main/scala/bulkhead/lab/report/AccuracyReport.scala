@@ -1,8 +1,8 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.{Diagnosis, Resource}
+import bulkhead.lab.diagnose.{Diagnosis, Verification}
+import bulkhead.lab.model.Resource
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.run.{SuiteRun, Verification}
 
 /**
  * How well the diagnosis did on cases whose cap is known by construction: the resource named against the expected one,
@@ -10,7 +10,7 @@ import bulkhead.lab.run.{SuiteRun, Verification}
  * re-run's measurement.
  */
 final case class AccuracyReport(records: Seq[RunRecord]):
-  private val cases = records.filter(r => r.info.expectedResource.isDefined && !r.info.name.endsWith(SuiteRun.VerifySuffix))
+  private val cases = records.filter(r => r.info.expectedResource.isDefined && !r.info.name.endsWith(Verification.VerifySuffix))
   private val verifications = Verification.pair(records)
 
   /**

@@ -1,8 +1,7 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.bench.BenchRow
 import bulkhead.lab.load.WarmUp
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.Target
 
 /**
  * A benchmark's figures, rendered from its records alone: one row per case and server (medians over the rounds), the

@@ -1,8 +1,7 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.{Diagnosis, Verdict}
+import bulkhead.lab.diagnose.{Diagnosis, Verdict, Verification}
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.run.{SuiteRun, Verification}
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
@@ -219,8 +218,8 @@ object HtmlReport:
 
   /** A re-run of `--verify` whose original is in the same report: its card is the original's. */
   def isRerun(r: RunRecord, all: Seq[RunRecord]): Boolean =
-    r.info.name.endsWith(SuiteRun.VerifySuffix) &&
-      all.exists(_.info.name == r.info.name.stripSuffix(SuiteRun.VerifySuffix))
+    r.info.name.endsWith(Verification.VerifySuffix) &&
+      all.exists(_.info.name == r.info.name.stripSuffix(Verification.VerifySuffix))
 
   private def resource(name: String): String =
     Using.resource(Source.fromResource(s"report/$name", getClass.getClassLoader))(_.mkString)

@@ -1,6 +1,6 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.load.Latencies
+import bulkhead.lab.model.Latencies
 
 /**
  * A latency distribution as HdrHistogram plots it: the latency at each percentile, with the percentile in "nines"

@@ -1,7 +1,8 @@
 package bulkhead.lab.report
 
+import bulkhead.lab.model.PoolGauge
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.sample.{PoolGauge, PoolSample, Sample}
+import bulkhead.lab.sample.{PoolSample, Sample}
 
 /**
  * One pool of the served process over a run: its threads and busy threads from the thread dumps, and, for bulkhead's

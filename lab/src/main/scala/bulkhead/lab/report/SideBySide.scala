@@ -1,6 +1,6 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.Target
 import bulkhead.lab.record.RunRecord
 
 /**

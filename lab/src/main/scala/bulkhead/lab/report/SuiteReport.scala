@@ -1,8 +1,7 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.diagnose.{Diagnosis, Verification}
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.run.Verification
 
 import java.nio.file.{Files, Path}
 

@@ -1,8 +1,8 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.load.LoadSecond
+import bulkhead.lab.model.{LoadSecond, MetricsReading}
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.sample.{MetricsReading, Sample}
+import bulkhead.lab.sample.Sample
 
 /**
  * A run second by second, as the report charts it, on one time axis (seconds after the load started): answers per

@@ -1,6 +1,7 @@
 package bulkhead.lab.run
 
-import bulkhead.lab.load.{LoadDriver, LoadFigures}
+import bulkhead.lab.load.LoadDriver
+import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.sample.{ProcessSampler, Sample}
 
 import java.nio.file.Path

@@ -1,8 +1,8 @@
 package bulkhead.lab.run
 
-import bulkhead.lab.SeedRedis
 import bulkhead.lab.load.{LoadDriver, WarmUp}
-import bulkhead.lab.process.{ClusterNode, Launch, Postgres, Served, ServiceCluster, Stack, Target}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.{ClusterNode, Launch, Postgres, SeedRedis, Served, ServiceCluster, Stack}
 import bulkhead.lab.record.{NodeSamples, RecordJson, RunInfo, RunRecord, ServiceLog}
 import bulkhead.lab.sample.{CpuUsage, ServiceSampler}
 import bulkhead.lab.scenario.{Load, Scenario}

@@ -1,7 +1,8 @@
 package bulkhead.lab.run
 
-import bulkhead.lab.diagnose.Diagnosis
-import bulkhead.lab.process.{Launch, Target}
+import bulkhead.lab.diagnose.{Diagnosis, Verification}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.Launch
 import bulkhead.lab.record.RunRecord
 import bulkhead.lab.scenario.{Load, Scenario}
 
@@ -42,14 +43,12 @@ final class SuiteRun(launch: Launch, workDir: Path, say: String => Unit):
       case None => Nil
       case Some(fix) =>
         say(s"  verifying: ${s.name} again with ${fix.flags.mkString(" ")}${fix.path.fold("")(p => s" on $p")}")
-        val again = runner.run(s.copy(name = s.name + SuiteRun.VerifySuffix, serviceFlags = fix.applyTo(s.serviceFlags),
+        val again = runner.run(s.copy(name = s.name + Verification.VerifySuffix, serviceFlags = fix.applyTo(s.serviceFlags),
           title = s"${s.title}, with the lab's fix", path = fix.path.getOrElse(s.path)))
         again.fold(e => say(s"  => verify did not run: $e"), rr => say(Verification(r, verdict, rr).line))
         Seq(again)
 
 object SuiteRun:
-  val VerifySuffix = "-verify"
-
   /** Seconds a scenario takes: start-up, warm-up, every attempt, stop. */
   def estimateSeconds(s: Scenario): Double =
     val load = s.load match

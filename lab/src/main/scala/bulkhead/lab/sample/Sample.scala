@@ -1,5 +1,7 @@
 package bulkhead.lab.sample
 
+import bulkhead.lab.model.MetricsReading
+
 /**
  * The service at one instant of a run: its pools from a thread dump, its process from /proc (platform threads,
  * resident memory, CPU seconds so far of the process and its children), the machine's CPU ticks so far, its /metrics

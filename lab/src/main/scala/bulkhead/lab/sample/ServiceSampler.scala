@@ -1,5 +1,6 @@
 package bulkhead.lab.sample
 
+import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.process.Stack
 
 import scala.concurrent.duration.*

@@ -1,7 +1,6 @@
 package bulkhead.lab.scenario
 
-import bulkhead.lab.diagnose.{Bound, CapName, FixKind, LittlesLaw}
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.{Bound, CapName, FixKind, LittlesLaw, Target}
 import bulkhead.stub.{FaultPlan, Latency}
 import com.typesafe.config.{Config, ConfigException, ConfigFactory, ConfigValueType}
 

@@ -2,6 +2,7 @@ package bulkhead.lab.bench
 
 import bulkhead.lab.process.Children
 import bulkhead.lab.record.{CpuPerRequest, RecordJson}
+import bulkhead.lab.report.BenchRow
 import bulkhead.lab.run.ScenarioRunner
 import bulkhead.lab.scenario.Scenario
 import bulkhead.lab.testkit.Fixtures

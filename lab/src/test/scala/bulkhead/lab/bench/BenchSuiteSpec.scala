@@ -1,6 +1,6 @@
 package bulkhead.lab.bench
 
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.Target
 import bulkhead.lab.scenario.Load
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

@@ -1,6 +1,7 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.{Children, Target}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.Children
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

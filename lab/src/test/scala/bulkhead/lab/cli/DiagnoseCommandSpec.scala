@@ -1,7 +1,8 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.diagnose.Diagnosis
-import bulkhead.lab.process.{Stack, Target}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.Stack
 import bulkhead.lab.record.RecordJson
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec

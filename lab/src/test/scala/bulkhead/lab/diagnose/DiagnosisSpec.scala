@@ -1,7 +1,8 @@
 package bulkhead.lab.diagnose
 
+import bulkhead.lab.model.{FixKind, MetricsReading, PoolGauge, Resource}
 import bulkhead.lab.record.{LogLine, NodeSamples}
-import bulkhead.lab.sample.{JsonThreadDump, MetricsReading, PoolGauge, PoolSample, ThreadDump}
+import bulkhead.lab.sample.{JsonThreadDump, PoolSample, ThreadDump}
 import bulkhead.lab.testkit.{Fixtures, Records}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

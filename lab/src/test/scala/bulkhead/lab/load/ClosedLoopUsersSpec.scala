@@ -1,5 +1,6 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.model.Answers
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 

@@ -1,6 +1,7 @@
 package bulkhead.lab.peers
 
-import bulkhead.lab.process.{Children, Stack, Target}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.{Children, Stack}
 import bulkhead.lab.report.SideBySide
 import bulkhead.lab.run.ScenarioRunner
 import bulkhead.lab.scenario.Scenario

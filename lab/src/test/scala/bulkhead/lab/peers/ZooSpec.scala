@@ -1,6 +1,7 @@
 package bulkhead.lab.peers
 
-import bulkhead.lab.process.{Children, Postgres, Served, Stack, Target}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.{Children, Postgres, Served, Stack}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec

@@ -1,6 +1,6 @@
 package bulkhead.lab.process
 
-import bulkhead.lab.sample.MetricsReading
+import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

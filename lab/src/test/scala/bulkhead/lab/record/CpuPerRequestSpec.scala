@@ -1,6 +1,6 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.load.Answers
+import bulkhead.lab.model.Answers
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

@@ -1,6 +1,6 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.diagnose.{CapName, Resource}
+import bulkhead.lab.model.{CapName, Resource}
 import bulkhead.lab.scenario.SeedFigure
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

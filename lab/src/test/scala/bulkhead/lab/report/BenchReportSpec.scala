@@ -1,6 +1,6 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.bench.{BenchRow, BenchSuite}
+import bulkhead.lab.bench.BenchSuite
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

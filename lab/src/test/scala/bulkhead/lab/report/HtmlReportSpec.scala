@@ -1,8 +1,7 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.diagnose.{Diagnosis, Verification}
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.run.Verification
 import bulkhead.lab.testkit.{Fixtures, RenderedReport}
 import org.jsoup.nodes.Document
 import org.scalatest.flatspec.AnyFlatSpec

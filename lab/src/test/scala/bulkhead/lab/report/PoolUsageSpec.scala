@@ -1,8 +1,9 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.model.{MetricsReading, PoolGauge}
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.sample.{JsonThreadDump, MetricsReading, PoolGauge, PoolSample}
+import bulkhead.lab.sample.{JsonThreadDump, PoolSample}
 import bulkhead.lab.testkit.{Fixtures, Records}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

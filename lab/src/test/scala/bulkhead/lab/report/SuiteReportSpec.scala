@@ -1,7 +1,7 @@
 package bulkhead.lab.report
 
+import bulkhead.lab.diagnose.Verification
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.run.Verification
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 

@@ -1,6 +1,6 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.load.LoadSecond
+import bulkhead.lab.model.LoadSecond
 import bulkhead.lab.record.RecordJson
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

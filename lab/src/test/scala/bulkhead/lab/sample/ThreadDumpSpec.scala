@@ -1,6 +1,6 @@
 package bulkhead.lab.sample
 
-import bulkhead.lab.ThreadTable
+import bulkhead.lab.report.ThreadTable
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

@@ -1,7 +1,6 @@
 package bulkhead.lab.scenario
 
-import bulkhead.lab.diagnose.{CapName, Resource}
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.{CapName, Resource, Target}
 import bulkhead.stub.{Fault, FaultPlan, Latency}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

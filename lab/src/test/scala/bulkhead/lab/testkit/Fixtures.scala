@@ -1,6 +1,7 @@
 package bulkhead.lab.testkit
 
-import bulkhead.lab.process.{Launch, Target}
+import bulkhead.lab.model.Target
+import bulkhead.lab.process.Launch
 import bulkhead.lab.record.{RecordJson, RunRecord}
 
 import java.nio.file.{Files, Path}

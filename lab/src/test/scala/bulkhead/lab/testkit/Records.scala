@@ -1,8 +1,8 @@
 package bulkhead.lab.testkit
 
-import bulkhead.lab.load.{Answers, Latencies, LoadFigures}
+import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
 import bulkhead.lab.record.{LogLine, RunInfo, RunRecord}
-import bulkhead.lab.sample.{MetricsReading, PoolSample, ResourceSample, Sample, ThreadDump, WaitGraph}
+import bulkhead.lab.sample.{PoolSample, ResourceSample, Sample, ThreadDump, WaitGraph}
 
 /**
  * Run records built around recorded thread dumps: what a run of `seconds` seconds with `clients` closed-loop clients
@@ -34,5 +34,5 @@ object Records:
 
   /** bulkhead's /metrics at second `t` of a run: a pool's gauges and its completed-task counter at `rate` per second. */
   def poolMetrics(label: String, size: Int, active: Int, rate: Double, queued: Double = 0)(t: Int): Option[MetricsReading] =
-    Some(MetricsReading(Seq(bulkhead.lab.sample.PoolGauge(label, Some(active), Some(size), Some(rate * t), Some(queued))),
+    Some(MetricsReading(Seq(bulkhead.lab.model.PoolGauge(label, Some(active), Some(size), Some(rate * t), Some(queued))),
       Map("2xx" -> rate * t), Some(17), Some(16384), None, None, None, None, Map.empty))

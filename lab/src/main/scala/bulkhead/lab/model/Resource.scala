@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.model
 
 /** What can cap a service's throughput, in the order the lab considers them (Little's law on each). */
 enum Resource(val key: String):

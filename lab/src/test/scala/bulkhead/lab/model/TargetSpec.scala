@@ -1,4 +1,4 @@
-package bulkhead.lab.process
+package bulkhead.lab.model
 
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

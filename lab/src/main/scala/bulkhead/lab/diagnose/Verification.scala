@@ -1,6 +1,5 @@
-package bulkhead.lab.run
+package bulkhead.lab.diagnose
 
-import bulkhead.lab.diagnose.{Diagnosis, Verdict}
 import bulkhead.lab.record.RunRecord
 
 /** A run, its verdict, and the re-run with the verdict's fix: what the lab predicted for it and what it measured. */
@@ -14,9 +13,12 @@ final case class Verification(original: RunRecord, verdict: Verdict, rerun: RunR
       Diagnosis(rerun).cap.name
 
 object Verification:
+  /** What a re-run with the verdict's fix adds to its original's name. */
+  val VerifySuffix = "-verify"
+
   /** Pairs every `name-verify` run with its original (by name), as they sit in a run's directory. */
   def pair(records: Seq[RunRecord]): Seq[Verification] =
-    records.filter(_.info.name.endsWith(SuiteRun.VerifySuffix)).flatMap { rerun =>
-      records.find(_.info.name == rerun.info.name.stripSuffix(SuiteRun.VerifySuffix)).map(o =>
+    records.filter(_.info.name.endsWith(VerifySuffix)).flatMap { rerun =>
+      records.find(_.info.name == rerun.info.name.stripSuffix(VerifySuffix)).map(o =>
         Verification(o, Diagnosis(o), rerun))
     }

@@ -1,4 +1,4 @@
-package bulkhead.lab.load
+package bulkhead.lab.model
 
 import org.HdrHistogram.Histogram
 

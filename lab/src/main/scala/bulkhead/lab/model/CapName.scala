@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.model
 
 /**
  * A cap as the lab names it (`pool blocking-pool`, `cpu`, `errors`): the resource and, for a pool, which pool. What a

@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.model
 
 /**
  * The kind of change a fix makes, by the kind of resource that caps: what a diagnosis case expects (`expect.fix`).

@@ -1,4 +1,4 @@
-package bulkhead.lab.load
+package bulkhead.lab.model
 
 /**
  * Answers of a run by status class (`2xx` .. `5xx`), and requests that got none: wrk's socket errors (connect, read,

@@ -1,7 +1,4 @@
-package bulkhead.lab.diagnose
-
-/** A limit on throughput: what it is, and the requests per second it allows. */
-final case class Bound(what: String, perSecond: Double)
+package bulkhead.lab.model
 
 /**
  * Little's law: in-flight = throughput x latency. A closed loop of N clients with work of W seconds can do at most

@@ -1,4 +1,4 @@
-package bulkhead.lab.process
+package bulkhead.lab.model
 
 /**
  * A server a scenario can load: bulkhead itself, a peer (a framework the seeds measured, or a server not written for
@@ -66,7 +66,7 @@ object Target:
       "bulkhead.zoo.Main", Set.empty):
     override def flagsOf(serviceFlags: Seq[String]): Seq[String] = serviceFlags
 
-  /** nginx with one worker, started by [[Nginx]]; it takes none of the service's flags. */
+  /** nginx with one worker, started by [[bulkhead.lab.process.Nginx]]; it takes none of the service's flags. */
   case object Nginx extends Peer:
     val name = "nginx"
     val description = "nginx, 1 worker (this machine's ceiling)"

@@ -1,4 +1,4 @@
-package bulkhead.lab.bench
+package bulkhead.lab.report
 
 import bulkhead.lab.record.CpuPerRequest
 import bulkhead.lab.testkit.Fixtures

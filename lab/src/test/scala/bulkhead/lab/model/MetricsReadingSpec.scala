@@ -1,4 +1,4 @@
-package bulkhead.lab.sample
+package bulkhead.lab.model
 
 import bulkhead.lab.process.Stack
 import bulkhead.lab.testkit.Fixtures

@@ -1,16 +1,21 @@
-package bulkhead.service.testkit
+package bulkhead.packagegraph
 
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
 import scala.util.Using
 
 /**
- * Which package of the service refers to which, read from source text: imports, qualified references such as
+ * Which package of a module refers to which, read from source text: imports, qualified references such as
  * `bulkhead.service.x.Y`, and references to a subpackage relative to the file's own package (`internal.Y`). Comments
  * and string literals are left out, so a key like "bulkhead.service.port" or a scaladoc link is not a dependency.
+ * Only the module's own packages count: those under its root (`bulkhead.service`, `bulkhead.lab`) that a file declares.
  */
 final case class PackageGraph(edges: Map[String, Set[String]]):
   def packages: Set[String] = edges.keySet ++ edges.values.flatten
+
+  /** One line per package and what it depends on, sorted: a failing check's clue. */
+  def describe: String =
+    edges.toSeq.sortBy(_._1).map((p, qs) => s"$p -> ${qs.toSeq.sorted.mkString(", ")}").mkString("\n")
 
   /** Every group of two or more packages that reach each other (Tarjan's strongly connected components). */
   def cycles: Seq[Set[String]] =
@@ -36,23 +41,25 @@ final case class PackageGraph(edges: Map[String, Set[String]]):
     found.toSeq
 
 object PackageGraph:
-  private val Root = "bulkhead.service"
   private val PackageClause = """(?m)^\s*package\s+([\w.]+)""".r
-  /** A qualified name: the package is the run of lower-case segments before the first type or member. */
-  private val Qualified = """(?<![\w.])bulkhead\.service((?:\.[a-z]\w*)*)""".r
 
-  /** The graph of the Scala sources under `dir`. */
-  def read(dir: Path): PackageGraph =
+  /** A qualified name under `root`: the package is the run of lower-case segments before the first type or member. */
+  private def qualifiedNames(root: String): scala.util.matching.Regex =
+    s"""(?<![\\w.])${java.util.regex.Pattern.quote(root)}(?!\\w)((?:\\.[a-z]\\w*)*)""".r
+
+  /** The graph of the Scala sources under `dir`, whose packages are `root` and those under it. */
+  def read(dir: Path, root: String): PackageGraph =
     val files = Using.resource(Files.walk(dir))(_.iterator().asScala.filter(_.toString.endsWith(".scala")).toList)
-    of(files.map(Files.readString))
+    of(files.map(Files.readString), root)
 
   /** The graph of some source texts, one per file. */
-  def of(sources: Seq[String]): PackageGraph =
+  def of(sources: Seq[String], root: String): PackageGraph =
     val code = sources.map(codeOnly)
     val packageOf = code.map(c => PackageClause.findFirstMatchIn(c).map(_.group(1)).getOrElse(""))
-    val known = packageOf.toSet.filter(_.startsWith(Root))
+    val known = packageOf.toSet.filter(p => p == root || p.startsWith(root + "."))
+    val named = qualifiedNames(root)
     val edges = code.zip(packageOf).filter((_, p) => known(p)).map { (c, own) =>
-      val qualified = Qualified.findAllMatchIn(c).map(m => Root + m.group(1)).filter(known).toSet
+      val qualified = named.findAllMatchIn(c).map(m => root + m.group(1)).filter(known).toSet
       val relative = known.filter(_.startsWith(own + ".")).filter { sub =>
         val rel = java.util.regex.Pattern.quote(sub.stripPrefix(own + "."))
         s"""(?<![\\w.])$rel\\.(?:[A-Z{*]|given\\b)""".r.findFirstIn(c).isDefined

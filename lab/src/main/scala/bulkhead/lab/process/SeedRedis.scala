@@ -1,4 +1,4 @@
-package bulkhead.lab
+package bulkhead.lab.process
 
 import io.lettuce.core.RedisClient
 import io.lettuce.core.api.StatefulRedisConnection

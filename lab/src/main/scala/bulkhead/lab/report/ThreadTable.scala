@@ -1,4 +1,4 @@
-package bulkhead.lab
+package bulkhead.lab.report
 
 import bulkhead.lab.sample.{PoolSample, ThreadDump, WaitGraph}
 

@@ -1,4 +1,4 @@
-package bulkhead.lab.sample
+package bulkhead.lab.model
 
 /** One pool's gauges in a scrape of bulkhead's /metrics. */
 final case class PoolGauge(label: String, active: Option[Double], max: Option[Double], completed: Option[Double],
@@ -79,7 +79,7 @@ object MetricsReading:
     val pools = (active.keySet ++ max.keySet).toSeq.sorted.map(l =>
       PoolGauge(l, finite(active, l), finite(max, l), finite(completed, l), finite(queued, l)))
     val answered = named(Names.Requests).flatMap(l => l.labels.get("status").flatMap(_.toIntOption)
-      .map(s => bulkhead.lab.load.Answers.classOf(s) -> l.value)).groupMapReduce(_._1)(_._2)(_ + _)
+      .map(s => Answers.classOf(s) -> l.value)).groupMapReduce(_._1)(_._2)(_ + _)
     val buckets = named(Names.RequestBuckets).flatMap(l => l.labels.get("le").map(_ -> l.value))
       .groupMapReduce(_._1)(_._2)(_ + _)
     val routees = named(Names.ClusterRoutees).flatMap(l => l.labels.get("node").map(_ -> l.value)).toMap

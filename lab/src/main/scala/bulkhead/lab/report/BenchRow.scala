@@ -1,7 +1,6 @@
-package bulkhead.lab.bench
+package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.Bound
-import bulkhead.lab.process.Target
+import bulkhead.lab.model.{Bound, Target}
 import bulkhead.lab.record.{CpuPerRequest, RunRecord}
 
 /**
