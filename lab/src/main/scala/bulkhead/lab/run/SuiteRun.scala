@@ -3,7 +3,7 @@ package bulkhead.lab.run
 import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.process.{Launch, Target}
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.scenario.{Load, Scenario}
+import bulkhead.lab.scenario.Scenario
 
 import java.nio.file.Path
 
@@ -52,7 +52,4 @@ object SuiteRun:
 
   /** Seconds a scenario takes: start-up, warm-up, every attempt, stop. */
   def estimateSeconds(s: Scenario): Double =
-    val load = s.load match
-      case w: Load.Wrk => w.duration.toSeconds.toDouble
-      case r: Load.Ramp => (r.rampUp + r.hold).toSeconds.toDouble
-    s.targets.size * (8 + s.warmup.toSeconds + s.attempts * load)
+    s.targets.size * (8 + s.warmup.toSeconds + s.attempts * s.load.seconds)
