@@ -35,7 +35,7 @@ final case class CapacityCurve(name: String, closedLoop: Option[RunRecord], step
           f"answered; ${k.why}; $cap" + kneeOverCap.fold("")(r => f"; knee / cap = $r%.2f")
 
 object CapacityCurve:
-  /** The curves among `records` (runs of `lab capacity`), in the order their first record comes; others are left out. */
+  /** The curves among `records` (runs of `lab capacity`), in the order of their first record; others left out. */
   def of(records: Seq[RunRecord]): Seq[CapacityCurve] =
     val onCurves = records.filter(_.info.capacityStep.isDefined)
     onCurves.map(_.info.capacityStep.get.curve).distinct.map { name =>

@@ -19,8 +19,8 @@ final class ProcessCapacity(pid: Long, url: String, connections: Int, threads: I
   def name: String = s"pid-$pid"
 
   def closedLoop(dir: Path): Either[String, RunRecord] =
-    measure(WrkDriver(threads.min(connections), connections, plan.stepDuration.max(Load.MinClosedLoop), plan.timeout), dir,
-      CapacityStep(name, 0, None), s"$name-closed-loop")
+    val wrk = WrkDriver(threads.min(connections), connections, plan.stepDuration.max(Load.MinClosedLoop), plan.timeout)
+    measure(wrk, dir, CapacityStep(name, 0, None), s"$name-closed-loop")
 
   def step(index: Int, rate: Double, dir: Path): Either[String, RunRecord] =
     measure(VegetaDriver(rate, plan.stepDuration, plan.timeout), dir, CapacityStep(name, index, Some(rate)),

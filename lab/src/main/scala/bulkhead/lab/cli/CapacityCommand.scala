@@ -52,8 +52,8 @@ object CapacityCommand extends LabCommand:
           else failure(s"--steps must be 1..${Scenario.MaxRateSteps}, was $n"))
         .action((n, o) => o.copy(steps = Some(n))),
       opt[Double]("max-rate").valueName("<req/s>")
-        .text(s"the top step; skips the closed loop (default: the scenario's load.rate, else ${CapacityPlan.TopOverCap}x " +
-          "the closed loop's cap)")
+        .text("the top step; skips the closed loop (default: the scenario's load.rate, else " +
+          s"${CapacityPlan.TopOverCap}x the closed loop's cap)")
         .validate(r => if r > 0 && r <= Scenario.MaxRate then success
           else failure(s"--max-rate must be above 0 and at most ${Scenario.MaxRate} req/s, was $r"))
         .action((r, o) => o.copy(maxRate = Some(r))),
@@ -132,8 +132,8 @@ object CapacityCommand extends LabCommand:
             val runner = ScenarioRunner(launch, Files.createDirectories(dir), println)
             val outcomes = list.map { s =>
               val plan = planOf(o, Some(s.load))
-              println(s"${s.name}: ${plan.steps.describe}, ${plan.stepDuration.toSeconds} s each" +
-                plan.top.fold(s", up to ${CapacityPlan.TopOverCap}x the closed loop's cap")(t => f", up to $t%.1f req/s"))
+              val top = plan.top.fold(s"${CapacityPlan.TopOverCap}x the closed loop's cap")(t => f"$t%.1f req/s")
+              println(s"${s.name}: ${plan.steps.describe}, ${plan.stepDuration.toSeconds} s each, up to $top")
               runner.session(s, Target.Bulkhead, dir.resolve(s.name)) { session =>
                 if s.warmup > Duration.Zero then session.warmUp(s)
                 CapacityRun(plan, println).run(ScenarioCapacity(s, session, plan), dir.resolve(s.name))
@@ -148,8 +148,8 @@ object CapacityCommand extends LabCommand:
       2
     else withVegeta {
       val plan = planOf(o, None)
-      println(s"bulkhead lab capacity: pid $pid at ${o.url}: ${plan.steps.describe}, ${plan.stepDuration.toSeconds} s " +
-        s"each; runs and report in $dir")
+      println(s"bulkhead lab capacity: pid $pid at ${o.url}: ${plan.steps.describe}, " +
+        s"${plan.stepDuration.toSeconds} s each; runs and report in $dir")
       val target = ProcessCapacity(pid, o.url, o.connections, o.threads, o.every, plan, println)
       val outcome = CapacityRun(plan, println).run(target, Files.createDirectories(dir))
       val env = Environment.read(Launch.fromSystem())

@@ -91,7 +91,8 @@ object VegetaDriver:
     // Answers over the time they came out in (the first answer to the last), and never over less than the schedule
     // took (a late first answer would shorten that span): a service that keeps up answers at the rate sent.
     val scheduled = (results.map(_.seq).max - results.map(_.seq).min) * interval
-    val answering = if answered.nonEmpty then (answered.map(_.endNanos).max - answered.map(_.endNanos).min).toDouble else 0.0
+    val ends = answered.map(_.endNanos)
+    val answering = if ends.nonEmpty then (ends.max - ends.min).toDouble else 0.0
     val seconds = (scheduled.max(answering) + interval) / 1e9
     val second = (nanos: Double) => ((nanos - t0) / 1e9).toInt
     val bySecond = results.groupBy(r => second(r.endNanos.toDouble))

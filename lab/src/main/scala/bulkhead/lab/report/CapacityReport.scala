@@ -72,4 +72,6 @@ object CapacityReport:
          |is set beside the Little's-law cap the diagnosis names.
          |
          |@@CURVES@@
-         |""".stripMargin.replace("@@CURVES@@", curves.map(table).mkString("\n\n")) // after stripMargin: tables start with |
+         |""".stripMargin
+        // After stripMargin, which would eat the tables' leading pipes.
+        .replace("@@CURVES@@", curves.map(table).mkString("\n\n"))

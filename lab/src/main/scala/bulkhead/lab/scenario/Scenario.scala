@@ -39,8 +39,8 @@ enum RateSteps:
     case Rates(rates) => rates.map(r => f"$r%.1f").mkString("steps at ", ", ", " req/s")
 
 /**
- * The load: wrk's closed loop, a JMeter-style ramp to a number of clients then a hold, or an open loop (vegeta): requests
- * sent at a rate whatever the answers do, as production traffic arrives.
+ * The load: wrk's closed loop, a JMeter-style ramp to a number of clients then a hold, or an open loop (vegeta):
+ * requests sent at a rate whatever the answers do, as production traffic arrives.
  */
 enum Load:
   case Wrk(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration)
@@ -74,7 +74,8 @@ enum Load:
       s"ramp to $c clients in ${up.toSeconds}s ($steps steps), hold ${hold.toSeconds}s, $path"
     case Open(rate, steps, d, to, _, _) =>
       val at = rate.fold("the rate lab capacity finds")(r => f"$r%.1f req/s")
-      s"open loop at $at for ${d.toSeconds}s (timeout ${to.toSeconds}s)${steps.fold("")(st => s", ${st.describe}")}, $path"
+      val stepped = steps.fold("")(st => s", ${st.describe}")
+      s"open loop at $at for ${d.toSeconds}s (timeout ${to.toSeconds}s)$stepped, $path"
 
 object Load:
   /**
