@@ -1,7 +1,8 @@
 /*
  * Draws the report's charts with uPlot from the JSON in #report-data. Every time chart of a run shares its x range
  * and its cursor, so a second read on one chart reads on all; the measured phase is shaded. Each chart's box gets
- * data-series and data-points once drawn (what the report's browser test reads).
+ * data-series and data-points once drawn (what the report's browser test reads). A capacity curve's charts have the
+ * offered rate on x, a point per step.
  */
 (function () {
   "use strict";
@@ -35,6 +36,7 @@
     var box = document.getElementById(chart.id);
     var target = box.querySelector(".plot");
     var time = chart.kind === "time";
+    var rate = chart.kind === "rate";
     var small = box.classList.contains("small");
     var opts = {
       width: Math.max(280, target.clientWidth || box.clientWidth || 600),
@@ -46,18 +48,23 @@
       },
       axes: [
         time ? { label: "seconds after the load started", labelSize: 18 }
+             : rate ? { label: "offered req/s", labelSize: 18 }
              : { label: "percentile", labelSize: 18, values: function (u, vals) { return vals.map(percentileLabel); } },
         { label: chart.unit, labelSize: 18, size: 52 }
       ],
       series: [{
-        label: time ? "second" : "percentile",
-        value: function (u, v) { return v == null ? "-" : (time ? v.toFixed(1) + " s" : percentileLabel(v)); }
+        label: time ? "second" : rate ? "offered" : "percentile",
+        value: function (u, v) {
+          return v == null ? "-" : (time ? v.toFixed(1) + " s" : rate ? v.toFixed(1) + " req/s" : percentileLabel(v));
+        }
       }].concat(chart.lines.map(function (l) {
-        return {
+        var line = {
           label: l.label, stroke: l.color, width: 2, scale: l.axis, spanGaps: true,
           dash: l.dashed ? [6, 4] : undefined, fill: l.filled ? l.color + "33" : undefined,
           value: function (u, v) { return v == null ? "-" : (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1)); }
         };
+        if (rate) line.points = { show: true, size: 6 };
+        return line;
       })),
       hooks: time ? { drawClear: [measuredBand(run)] } : {}
     };

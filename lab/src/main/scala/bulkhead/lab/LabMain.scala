@@ -8,7 +8,7 @@ import bulkhead.lab.process.Children
 object LabMain:
   val Commands: Seq[LabCommand] = Seq(RunCommand, DemoCommand, ReportCommand, DiagnoseCommand, AccuracyCommand,
     ThreadsCommand, AnalyzeCommand, FaultsCommand, BenchCommand,
-    ClusterFaultsCommand, GateCommand)
+    ClusterFaultsCommand, GateCommand, CapacityCommand)
 
   def usage: String =
     val width = Commands.map(_.name.length).max

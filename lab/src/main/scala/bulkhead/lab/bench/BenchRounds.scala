@@ -4,7 +4,7 @@ import bulkhead.lab.model.Target
 import bulkhead.lab.record.RecordJson
 import bulkhead.lab.report.BenchRow
 import bulkhead.lab.run.{Progress, ScenarioRunner}
-import bulkhead.lab.scenario.{Load, Scenario}
+import bulkhead.lab.scenario.Scenario
 
 import java.nio.file.Path
 
@@ -42,9 +42,7 @@ object BenchRounds:
 
   /** Seconds one run of a case on one server takes: the start and stop of its processes, warm-up and load. */
   def runSeconds(s: Scenario): Double =
-    val load = s.load match
-      case w: Load.Wrk => w.duration.toSeconds
-      case r: Load.Ramp => (r.rampUp + r.hold).toSeconds
+    val load = s.load.seconds
     // Nodes of a cluster joined 10-19 s after their JVMs started here.
     val start = 8 + (if s.stubLatency.isDefined then 6 else 0) + (if s.redisCustomers.isDefined then 2 else 0) +
       (if s.clusterNodes > 1 then 20 else 0)

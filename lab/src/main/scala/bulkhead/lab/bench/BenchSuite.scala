@@ -51,4 +51,6 @@ object BenchSuite:
         // wrk needs a connection per thread at least.
         w.copy(duration = duration.getOrElse(w.duration), connections = c, threads = threads.getOrElse(w.threads).min(c))
       case r: Load.Ramp => r.copy(hold = duration.getOrElse(r.hold), clients = connections.getOrElse(r.clients))
+      case o: Load.Open =>
+        o.copy(duration = duration.getOrElse(o.duration), connections = connections.getOrElse(o.connections))
     s.copy(load = load, warmup = warmup.getOrElse(s.warmup))

@@ -6,8 +6,8 @@ import bulkhead.lab.scenario.Load
 import java.nio.file.Path
 
 /**
- * Drives load at one URL on loopback and reports [[LoadFigures]]: wrk's closed loop, the JMeter ramp, or the lab's
- * own closed-loop users. Raw outputs go into `dir` beside the figures.
+ * Drives load at one URL on loopback and reports [[LoadFigures]]: wrk's closed loop, the JMeter ramp, the lab's own
+ * closed-loop users, or vegeta's open loop. Raw outputs go into `dir` beside the figures.
  */
 trait LoadDriver:
   /** Clients (connections, threads or users) at full load. */
@@ -18,6 +18,8 @@ trait LoadDriver:
   def measuredFrom: Double = 0.0
   /** The whole run's length, for progress. */
   def totalSeconds: Double = measuredFrom + measuredSeconds
+  /** An open loop (requests sent at a rate, whatever the answers do) rather than clients that wait for answers. */
+  def openLoop: Boolean = false
   def describe(url: String): String
   def run(url: String, dir: Path): Either[String, LoadFigures]
 
@@ -25,6 +27,11 @@ object LoadDriver:
   def of(load: Load): LoadDriver = load match
     case w: Load.Wrk => WrkDriver(w.threads.min(w.connections), w.connections, w.duration, w.timeout)
     case r: Load.Ramp => RampLoadDriver(r)
+    case o: Load.Open => VegetaDriver(o.rate.getOrElse(throw IllegalArgumentException(NoRate)), o.duration, o.timeout)
+
+  /** An open scenario without `load.rate` runs under `lab capacity` only, which finds the rate. */
+  val NoRate = "an open loop without load.rate runs under lab capacity only (which steps the rate up to a top it " +
+    "finds from the closed loop); set load.rate to run it at one rate"
 
   /** Refuses anything but loopback: load and fault tests never leave the machine. */
   def requireLoopback(url: String): Unit =

@@ -10,7 +10,8 @@ final case class Series(label: String, points: Seq[(Double, Double)], color: Str
 
 /**
  * A chart of the HTML report, drawn by the page's script. `kind` is [[Chart.Time]] (seconds after the load started,
- * on the axis every time chart of a scenario shares) or [[Chart.Percentile]] (x in nines: 1 = 90 %, 2 = 99 %).
+ * on the axis every time chart of a scenario shares), [[Chart.Percentile]] (x in nines: 1 = 90 %, 2 = 99 %) or
+ * [[Chart.Rate]] (x the arrival rate a capacity curve's step offered, req/s).
  */
 final case class Chart(id: String, title: String, kind: String, unit: String, unit2: Option[String],
     series: Seq[Series]):
@@ -28,6 +29,8 @@ final case class Chart(id: String, title: String, kind: String, unit: String, un
 object Chart:
   val Time = "time"
   val Percentile = "percentile"
+  /** x is an arrival rate offered (req/s): a capacity curve's steps. */
+  val Rate = "rate"
 
   /** A chart of the lines that have points; None when none has (the report then says what was not recorded). */
   def of(id: String, title: String, kind: String, unit: String, series: Seq[Series],

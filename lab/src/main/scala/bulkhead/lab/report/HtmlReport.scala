@@ -1,5 +1,6 @@
 package bulkhead.lab.report
 
+import bulkhead.lab.capacity.CapacityCurve
 import bulkhead.lab.diagnose.{Diagnosis, Verdict, Verification}
 import bulkhead.lab.record.RunRecord
 
@@ -24,12 +25,14 @@ final class HtmlReport(report: SuiteReport):
     val runs = report.results.map(r => r -> Diagnosis(r))
     val verifications = Verification.pair(report.results)
     val charts = runs.map((r, v) => chartsOf(r, v))
+    val curves = CapacityCurve.of(report.results).map(c => c -> capacityCharts(c))
     val data = Page(runs.zip(charts).map { case ((r, _), cs) =>
       val t = Timeline(r)
       RunData(Html.id(r.info.name), t.range._1, t.range._2, r.measuredFrom, r.measuredTo, cs.charts.map(ChartData.of))
-    })
+    } ++ curves.map((c, cs) => RunData(s"capacity-${Html.id(c.name)}", 0, 0, 0, 0, cs.map(ChartData.of))))
     val json = writeToString(data).replace("</", "<\\/")
-    val cards = runs.filterNot((r, _) => isRerun(r, report.results))
+    // A capacity curve's open-loop steps are read on its chart; their closed loop keeps its card.
+    val cards = runs.filterNot((r, _) => isRerun(r, report.results) || r.info.capacityStep.exists(!_.closedLoop))
       .map((r, v) => card(r, v, verifications.find(_.original == r)))
     // Parts go in after stripMargin, which would eat the start of any of their lines that begins with a pipe.
     val parts = Map(
@@ -38,6 +41,7 @@ final class HtmlReport(report: SuiteReport):
       "FAILURES" -> failures,
       "RUNS" -> Html.table(report.header, report.rows),
       "SIDE_BY_SIDE" -> sideBySide,
+      "CAPACITY" -> curves.map((c, cs) => capacitySection(c, cs)).mkString("\n"),
       "SECTIONS" -> runs.zip(charts).map { case ((r, v), cs) => section(r, v, cs) }.mkString("\n"),
       "MACHINE" -> environment,
       "UPLOT" -> resource("uPlot.iife.min.js"),
@@ -61,6 +65,7 @@ final class HtmlReport(report: SuiteReport):
          |@@FAILURES@@
          |<h2 id="runs">Every run</h2>
          |@@RUNS@@
+         |@@CAPACITY@@
          |@@SIDE_BY_SIDE@@
          |@@SECTIONS@@
          |<h2 id="machine">Machine</h2>
@@ -167,6 +172,20 @@ final class HtmlReport(report: SuiteReport):
        |${facts(rows)}
        |</section>""".stripMargin
 
+  /** A capacity curve: the knee beside the cap, offered against answered per step, latency per step, the table. */
+  private def capacitySection(c: CapacityCurve, cs: Seq[Chart]): String =
+    val id = Html.id(c.name)
+    s"""<section class="capacity" id="capacity-$id">
+       |<h2>Capacity: ${Html.escape(c.name)}</h2>
+       |<p class="lead">${Html.escape(c.line)}</p>
+       |<p>The arrival rate stepped by vegeta's open loop; latency from each request's intended send time. The knee is
+       |the first step answered under 95 % of the offered rate or with p99 above 3x the first step's.</p>
+       |<div class="charts">
+       |${cs.map(box(_, small = false)).mkString("\n")}
+       |</div>
+       |${Html.table(CapacityReport.header, CapacityReport.rows(c))}
+       |</section>""".stripMargin
+
   private def box(c: Chart, small: Boolean): String =
     s"""<div class="chart${if small then " small" else ""}" id="${Html.escape(c.id)}">""" +
       s"""<h4>${Html.escape(c.title)}</h4><div class="plot"></div></div>"""
@@ -215,6 +234,30 @@ object HtmlReport:
       f"requests without an answer per second: not recorded ($driver counts its ${r.load.answers.unanswered}%,d " +
         s"socket errors and timeouts over the whole run only: ${r.load.answers.describe})")
     RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why } ++ unansweredOverRun)
+
+  /**
+   * A capacity curve's charts, x the offered rate: offered (the diagonal a service that keeps up follows) against
+   * answered per step, by status, with the Little's-law cap; and p50, p99 and p99.9 per step.
+   */
+  def capacityCharts(c: CapacityCurve): Seq[Chart] =
+    val id = s"capacity-${Html.id(c.name)}"
+    val f = c.figures.sortBy(_.offered)
+    val top = f.map(_.offered).maxOption.getOrElse(0.0)
+    val cap = c.verdict.map(v => Series(f"cap ${v.name} (${v.predicted}%.1f/s)", Seq(0.0 -> v.predicted,
+      top -> v.predicted), "#000000", dashed = true))
+    val classes = f.flatMap(_.byClass.keys).distinct.sorted
+    val answered = Series("answered as expected", f.map(s => s.offered -> s.answered), "#2ca02c") +:
+      classes.filterNot(_ == c.steps.headOption.fold("2xx")(_.info.expectedClass)).map(k =>
+        Series(s"answered $k", f.map(s => s.offered -> s.byClass.getOrElse(k, 0.0)), Timeline.classColor(k))) :+
+      Series("no answer", f.map(s => s.offered -> s.unanswered), "#7f7f7f")
+    val offered = Series("offered", f.map(s => s.offered -> s.offered), "#1f77b4", dashed = true)
+    Seq(
+      Chart.of(s"$id-throughput", "Offered against answered, per step", Chart.Rate, "req/s",
+        (offered +: answered.filter(_.points.exists(_._2 > 0))) ++ cap),
+      Chart.of(s"$id-latency", "Latency per step, from the intended send time", Chart.Rate, "ms", Seq(
+        Series("p50", f.map(s => s.offered -> s.p50Ms), "#1f77b4"),
+        Series("p99", f.map(s => s.offered -> s.p99Ms), "#ff7f0e"),
+        Series("p99.9", f.map(s => s.offered -> s.p999Ms), "#d62728")))).flatten
 
   /** A re-run of `--verify` whose original is in the same report: its card is the original's. */
   def isRerun(r: RunRecord, all: Seq[RunRecord]): Boolean =

@@ -81,10 +81,12 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |@@TABLE@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
        |@@VERIFIED@@
+       |@@CAPACITY@@
        |@@SIDEBYSIDE@@
        |## Scenarios
        |
        |@@DETAILS@@""".stripMargin.replace("@@TABLE@@", table).replace("@@VERIFIED@@", verified)
+      .replace("@@CAPACITY@@", CapacityReport.markdown(results))
       .replace("@@SIDEBYSIDE@@", SideBySide.table(results)).replace("@@DETAILS@@", details)
 
   /** Writes README.md, report.html and environment.json into `dir`. */

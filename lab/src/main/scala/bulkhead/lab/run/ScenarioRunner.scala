@@ -3,7 +3,7 @@ package bulkhead.lab.run
 import bulkhead.lab.load.{LoadDriver, WarmUp}
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.{ClusterNode, Launch, Postgres, SeedRedis, Served, ServiceCluster, Stack}
-import bulkhead.lab.record.{NodeSamples, RecordJson, RunInfo, RunRecord, ServiceLog}
+import bulkhead.lab.record.{CapacityStep, NodeSamples, RecordJson, RunInfo, RunRecord, ServiceLog}
 import bulkhead.lab.sample.{CpuUsage, ServiceSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
 
@@ -28,6 +28,16 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
    * once per round.
    */
   def runTarget(s: Scenario, target: Target, dir: Path): Either[String, RunRecord] =
+    s.load match
+      case o: Load.Open if o.rate.isEmpty => Left(s"${s.name}: ${LoadDriver.NoRate}")
+      case _ => session(s, target, dir)(_.measure(s, dir))
+
+  /**
+   * Starts what `s` needs on `target` (Redis, the stub, the service or a peer; N nodes for `cluster.nodes`), hands it
+   * to `body` to measure as often as it likes (`lab capacity`: a closed loop, then each step), and stops every process
+   * it started, also when `body` fails.
+   */
+  def session[A](s: Scenario, target: Target, dir: Path)(body: Session => A): Either[String, A] =
     val jdk = Runtime.version().feature()
     val runJdk = sys.env.get("BULKHEAD_JDK").flatMap(_.takeWhile(_.isDigit).toIntOption).getOrElse(jdk)
     if runJdk < s.minJdk then return Left(s"${s.name} needs JDK ${s.minJdk}+, the lab runs JDK $runJdk")
@@ -59,16 +69,34 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       if s.clusterNodes > 1 then
         val nodes = ServiceCluster.start(stack, s.clusterNodes, s.serviceFlags ++ backing, progress)
         started :::= nodes.map(_.served).toList
-        Right(measure(s, nodes.head.served, dir, dependencies = dependencies, cluster = nodes))
+        Right(body(Session(nodes.head.served, target, dependencies, nodes)))
       else
         val server = stack.server(target, s.serviceFlags ++ backing, ScenarioRunner.heapOf(s), ScenarioRunner.jvmOf(s))
         started ::= server
-        Right(measure(s.copy(targets = Seq(target)), server, dir, jvm = target.jvm,
-          dependencies = dependencies))
+        Right(body(Session(server, target, dependencies, Nil)))
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
     finally
       started.foreach(_.child.stop())
       if s.postgres then Postgres.drop(dir)
+
+  /** A scenario's processes, started: `measure` loads and samples them, once or step after step. */
+  final class Session(val service: Served, target: Target, dependencies: Map[String, Long],
+      cluster: Seq[ClusterNode]):
+    private val jvm = cluster.nonEmpty || target.jvm
+
+    /** The scenario's warm-up, its attempts, and the measured run of its own load, written to `dir`. */
+    def measure(s: Scenario, dir: Path): RunRecord =
+      val one = if cluster.isEmpty then s.copy(targets = Seq(target)) else s
+      ScenarioRunner.this.measure(one, service, dir, jvm, dependencies = dependencies, cluster = cluster)
+
+    /** The warm-up alone (JIT, not measured); how long it ran. */
+    def warmUp(s: Scenario): FiniteDuration =
+      progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
+      ScenarioRunner.this.warmUp(s, service, dependencies.values.toSeq)
+
+    /** One measured run of `driver` (no warm-up, no attempts), written to `dir` with its place on a curve. */
+    def measureWith(s: Scenario, driver: LoadDriver, dir: Path, step: Option[CapacityStep]): RunRecord =
+      record(s, service, dir, driver, jvm, Nil, dependencies, cluster, Duration.Zero, step)
 
   /** The scenario's own directory (logs, raw outputs, result.json) and the processes started in it. */
   private def stackFor(s: Scenario): (Path, Stack) =
@@ -148,7 +176,13 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       attempt(s, url, dir.resolve(s"attempt-$i"))
     }
     if s.attempts > 1 then progress(s"  attempt ${s.attempts} of ${s.attempts} (sampled)")
-    val driver = LoadDriver.of(s.load)
+    record(s, service, dir, LoadDriver.of(s.load), jvm, before, dependencies, cluster, warmed, None)
+
+  /** Loads `service` with `driver` while sampling it (every node of `cluster`); the run written as `result.json`. */
+  private def record(s: Scenario, service: Served, dir: Path, driver: LoadDriver, jvm: Boolean, before: Seq[Double],
+      dependencies: Map[String, Long], cluster: Seq[ClusterNode], warmed: FiniteDuration,
+      step: Option[CapacityStep]): RunRecord =
+    val url = service.url(s.path)
     val metricsUrl = Option.when(s.targets.forall(_ == Target.Bulkhead))(service.url("/metrics"))
     val sampler = ServiceSampler(service.child.pid, metricsUrl, threadDumps = jvm, dependencies = dependencies)
     val others = cluster.drop(1)
@@ -157,8 +191,11 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         sampler +: others.map(n => ServiceSampler(n.served.child.pid, Some(n.url("/metrics")))), s.sampleEvery, progress)
       .fold(e => throw IllegalStateException(e), identity)
     val measured = outcomes.head
+    // An open loop has no clients of its own: the most requests it had in flight stand for them.
+    val clients = if driver.openLoop then measured.figures.clients else s.load.concurrency
     val info = ScenarioRunner.info(s, url, driver.describe(url), started).copy(nodes = cluster.map(_.address),
-      warmupSeconds = warmed.toMillis / 1000.0, warmupConnections = s.warmupConnections)
+      warmupSeconds = warmed.toMillis / 1000.0, warmupConnections = s.warmupConnections, clients = clients,
+      capacityStep = step)
     val record = RunRecord(info, measured.figures, measured.samples, driver.measuredFrom, driver.totalSeconds,
       before :+ measured.figures.throughput(s.expectedClass),
       ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)), Some(measured.beforeLoad),
@@ -198,3 +235,4 @@ object ScenarioRunner:
   def warmUpThreads(s: Scenario): Int = s.load match
     case w: Load.Wrk => w.threads.min(w.connections)
     case r: Load.Ramp => 2.min(r.clients)
+    case o: Load.Open => o.threads

@@ -4,7 +4,7 @@ import bulkhead.lab.diagnose.{Diagnosis, Verification}
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.Launch
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.scenario.{Load, Scenario}
+import bulkhead.lab.scenario.Scenario
 
 import java.nio.file.Path
 
@@ -51,7 +51,4 @@ final class SuiteRun(launch: Launch, workDir: Path, say: String => Unit):
 object SuiteRun:
   /** Seconds a scenario takes: start-up, warm-up, every attempt, stop. */
   def estimateSeconds(s: Scenario): Double =
-    val load = s.load match
-      case w: Load.Wrk => w.duration.toSeconds.toDouble
-      case r: Load.Ramp => (r.rampUp + r.hold).toSeconds.toDouble
-    s.targets.size * (8 + s.warmup.toSeconds + s.attempts * load)
+    s.targets.size * (8 + s.warmup.toSeconds + s.attempts * s.load.seconds)

@@ -20,23 +20,72 @@ object SeedFigure:
   /** A seed's number as the scenarios and the reports write it. */
   val IdPattern = "[0-9]{3}"
 
-/** The load: wrk's closed loop, or a JMeter-style ramp to a number of clients, then a hold. */
+/**
+ * The arrival rates `lab capacity` steps through (`load.rate-steps`): `n` equal steps up to a top rate (the last is
+ * the top), or the rates themselves, in req/s.
+ */
+enum RateSteps:
+  case Count(n: Int)
+  case Rates(rates: Seq[Double])
+
+  /** The rates of the steps, given the top rate (which a list of rates does not need). */
+  def upTo(top: Double): Seq[Double] = this match
+    case Count(n) => (1 to n).map(i => top * i / n)
+    case Rates(rates) => rates
+
+  def describe: String = this match
+    case Count(n) => s"$n steps"
+    case Rates(rates) => rates.map(r => f"$r%.1f").mkString("steps at ", ", ", " req/s")
+
+/**
+ * The load: wrk's closed loop, a JMeter-style ramp to a number of clients then a hold, or an open loop (vegeta):
+ * requests sent at a rate whatever the answers do, as production traffic arrives.
+ */
 enum Load:
   case Wrk(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration)
   case Ramp(clients: Int, rampUp: FiniteDuration, rampSteps: Int, hold: FiniteDuration)
+  /**
+   * An open loop at `rate` req/s (None: `lab capacity` finds the top rate from the closed loop's cap) for `duration`;
+   * `steps` are the rates `lab capacity` steps through. `threads` and `connections` are the closed loop (wrk) that
+   * `lab capacity` runs first to read the cap, and the warm-up's.
+   */
+  case Open(rate: Option[Double], steps: Option[RateSteps], duration: FiniteDuration, timeout: FiniteDuration,
+      threads: Int, connections: Int)
 
   def concurrency: Int = this match
     case w: Wrk => w.connections
     case r: Ramp => r.clients
+    case o: Open => o.connections
 
   def measured: FiniteDuration = this match
     case w: Wrk => w.duration
     case r: Ramp => r.hold
+    case o: Open => o.duration
+
+  /** How long one run of the load lasts, from its start (a ramp's ramp-up and hold). */
+  def seconds: Double = this match
+    case r: Ramp => (r.rampUp + r.hold).toMillis / 1000.0
+    case other => other.measured.toMillis / 1000.0
 
   def describe(path: String): String = this match
     case Wrk(t, c, d, to) => s"wrk -t$t -c$c -d${d.toSeconds}s --timeout ${to.toSeconds}s $path"
     case Ramp(c, up, steps, hold) =>
       s"ramp to $c clients in ${up.toSeconds}s ($steps steps), hold ${hold.toSeconds}s, $path"
+    case Open(rate, steps, d, to, _, _) =>
+      val at = rate.fold("the rate lab capacity finds")(r => f"$r%.1f req/s")
+      val stepped = steps.fold("")(st => s", ${st.describe}")
+      s"open loop at $at for ${d.toSeconds}s (timeout ${to.toSeconds}s)$stepped, $path"
+
+object Load:
+  /**
+   * The shortest closed loop `lab capacity` reads a cap from: the diagnosis needs most of its samples saturated, and a
+   * step of 5 s sampled every second has four.
+   */
+  val MinClosedLoop: FiniteDuration = 10.seconds
+
+  /** The closed loop of an open scenario: wrk with its threads and connections, one step long (10 s at least). */
+  def closedLoopOf(o: Open): Wrk =
+    Wrk(o.threads.min(o.connections), o.connections, o.duration.max(MinClosedLoop), o.timeout)
 
 /** A scenario of the lab: the service's configuration, its dependencies, the load, and what to compare with. */
 final case class Scenario(
@@ -101,10 +150,16 @@ object Scenario:
     "name", "title", "seed.id", "seed.row", "seed.figure", "seed.requests-per-second",
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
     "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
-    "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "warmup", "sampling.every", "work-seconds",
-    "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix", "service.cpus",
-    "expect.status-class", "service.heap", "bound.pool", "bound.threads", "cluster.nodes", "warmup-connections",
-    "postgres")
+    "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "load.rate", "load.rate-steps", "warmup",
+    "sampling.every", "work-seconds", "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix",
+    "service.cpus", "expect.status-class", "service.heap", "bound.pool", "bound.threads", "cluster.nodes",
+    "warmup-connections", "postgres")
+
+  /** The highest arrival rate an open loop may ask for (req/s): far above what one machine's generator sends. */
+  val MaxRate = 100000.0
+
+  /** The most steps of `load.rate-steps`. */
+  val MaxRateSteps = 50
 
   /** Processors a scenario may tell the served JVM it has (`service.cpus`). */
   val MaxCpus = 1024
@@ -154,7 +209,11 @@ object Scenario:
         val full: Load.Ramp = Load.Ramp(int("load.clients", 20), dur("load.ramp-up", 10.seconds), int("load.ramp-steps", 4),
           dur("load.hold", 60.seconds))
         Right(if short then full.copy(rampUp = full.rampUp.min(4.seconds), hold = full.hold.min(20.seconds)) else full)
-      case other => Left(s"$file: load.driver must be wrk or ramp, was '$other'")
+      case "open" =>
+        openLoad(c).map { full =>
+          if short then full.copy(duration = full.duration.min(20.seconds)) else full
+        }.left.map(e => s"$file: $e")
+      case other => Left(s"$file: load.driver must be wrk, ramp or open, was '$other'")
     load.flatMap { l =>
       val seed = opt("seed.id").map(id => SeedFigure(id, int("seed.row", 0), opt("seed.figure").getOrElse(""),
         if c.hasPath("seed.requests-per-second") then Some(c.getDouble("seed.requests-per-second")) else None))
@@ -163,6 +222,8 @@ object Scenario:
         Option.when(!path.startsWith("/"))(s"load.path must start with /, was '$path'"),
         Option.when(l.concurrency < 1)("load.connections / load.clients must be at least 1"),
         Option.when(int("load.threads", 2) < 1)("load.threads must be at least 1"),
+        Option.when(driver != "open" && (c.hasPath("load.rate") || c.hasPath("load.rate-steps")))(
+          "load.rate and load.rate-steps are an open loop's: set load.driver = open"),
         Option.when(c.hasPath("work-seconds") && c.getDouble("work-seconds") <= 0)("work-seconds must be positive"),
         Option.when(int("attempts", 1) < 1 || int("attempts", 1) > 10)("attempts must be 1..10"),
         named.collectFirst { case Left(e) => e },
@@ -233,6 +294,51 @@ object Scenario:
         clusterNodes = int("cluster.nodes", 1),
         warmupConnections = Option.when(c.hasPath("warmup-connections"))(int("warmup-connections", 1)),
         postgres = c.hasPath("postgres") && c.getBoolean("postgres"))))
+    }
+
+  /**
+   * An open loop: `load.rate` (req/s, optional: `lab capacity` finds it), `load.rate-steps` (a count of equal steps up
+   * to the rate, or a list of rates), `load.duration` (each step), `load.timeout`, and the closed loop's
+   * `load.threads` and `load.connections`.
+   */
+  private def openLoad(c: Config): Either[String, Load.Open] =
+    def seconds(k: String, default: FiniteDuration) = if c.hasPath(k) then c.getDuration(k).toMillis.millis else default
+    def rateOk(r: Double) = r > 0 && r <= MaxRate
+    val rate = Option.when(c.hasPath("load.rate"))(c.getDouble("load.rate"))
+    val steps: Either[String, Option[RateSteps]] =
+      if !c.hasPath("load.rate-steps") then Right(None)
+      else
+        val v = c.getValue("load.rate-steps")
+        v.valueType match
+          case ConfigValueType.NUMBER =>
+            val n = v.unwrapped.asInstanceOf[Number].doubleValue
+            if n != math.rint(n) || n < 1 || n > MaxRateSteps then
+              Left(s"load.rate-steps must be a count of steps 1..$MaxRateSteps or a list of rates, was $n")
+            else Right(Some(RateSteps.Count(n.toInt)))
+          case ConfigValueType.LIST =>
+            val rates = scala.util.Try(c.getDoubleList("load.rate-steps").asScala.map(_.doubleValue).toSeq)
+            rates.toOption.toRight(s"load.rate-steps must list rates in req/s, was ${v.render}").flatMap { rs =>
+              if rs.isEmpty || rs.size > MaxRateSteps then Left(s"load.rate-steps must list 1..$MaxRateSteps rates")
+              else if !rs.forall(rateOk) then Left(s"load.rate-steps must be rates above 0 and at most $MaxRate req/s, " +
+                s"was ${rs.mkString(", ")}")
+              else if rs.zip(rs.drop(1)).exists((a, b) => b <= a) then
+                Left(s"load.rate-steps must rise from step to step, was ${rs.mkString(", ")}")
+              else if rate.isDefined then
+                Left("load.rate and a list of load.rate-steps exclude each other: the list's last rate is the top")
+              else Right(Some(RateSteps.Rates(rs)))
+            }
+          case other => Left(s"load.rate-steps must be a count of steps or a list of rates, was ${v.render}")
+    val duration = seconds("load.duration", 30.seconds)
+    val timeout = seconds("load.timeout", 10.seconds)
+    Seq(
+      rate.filterNot(rateOk).map(r => s"load.rate must be above 0 and at most $MaxRate req/s, was $r"),
+      Option.when(duration <= Duration.Zero)("load.duration must be positive"),
+      Option.when(timeout <= Duration.Zero)("load.timeout must be positive"),
+      steps.left.toOption).flatten.headOption.toLeft(()).flatMap(_ => steps).map { st =>
+      val top = rate.orElse(st.collect { case RateSteps.Rates(rs) => rs.last })
+      def int(k: String, default: Int) = if c.hasPath(k) then c.getInt(k) else default
+      val connections = int("load.connections", 100)
+      Load.Open(top, st, duration, timeout, int("load.threads", 2).min(connections.max(1)), connections)
     }
 
   /** Files named on the command line: `.conf` files, or directories of them (sorted by name). */

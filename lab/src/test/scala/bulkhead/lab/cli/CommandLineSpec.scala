@@ -131,7 +131,16 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("bench", "report") -> "bench report needs the directory",
     Seq("bench", "report", "/no/such/bench") -> "/no/such/bench",
     Seq("bench", "hello", "/tmp") -> "bench hello takes no directory",
-    Seq("cluster-faults", "--nodes", "9") -> "--nodes must be 2..5, was 9")
+    Seq("cluster-faults", "--nodes", "9") -> "--nodes must be 2..5, was 9",
+    Seq("capacity") -> "give scenario files, or --pid and --url",
+    Seq("capacity", "--pid", "1") -> "--pid needs --url",
+    Seq("capacity", "--pid", "1", "--url", "http://10.0.0.1/") -> "10.0.0.1",
+    Seq("capacity", "--steps", "0", "x.conf") -> "--steps must be 1..50, was 0",
+    Seq("capacity", "--max-rate", "-3", "x.conf") -> "--max-rate must be above 0",
+    Seq("capacity", "--duration", "forever", "x.conf") -> "forever",
+    Seq("capacity", "x.conf", "--pid", "1", "--url", "http://127.0.0.1:1/") -> "exclude each other",
+    Seq("capacity", "/no/such/scenario.conf") -> "/no/such/scenario.conf",
+    Seq("capacity", "--bogus") -> "--bogus")
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
     labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))

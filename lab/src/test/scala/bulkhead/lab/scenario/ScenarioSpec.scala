@@ -1,6 +1,7 @@
 package bulkhead.lab.scenario
 
 import bulkhead.lab.model.{CapName, Resource, Target}
+import bulkhead.lab.process.Launch
 import bulkhead.stub.{Fault, FaultPlan, Latency}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -41,7 +42,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   it should "be refused with a bad driver or path named" in {
     val f = Files.createTempFile("bad", ".conf")
     Files.writeString(f, "load { driver = jmx }\n")
-    Scenario.load(f).left.toOption.get should include("load.driver must be wrk or ramp, was 'jmx'")
+    Scenario.load(f).left.toOption.get should include("load.driver must be wrk, ramp or open, was 'jmx'")
     Files.writeString(f, "load { path = hello }\n")
     Scenario.load(f).left.toOption.get should include("load.path must start with /")
   }
@@ -176,4 +177,56 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     read("name = x\nexpect.fix = more-threads\n").left.toOption.get should include("unknown fix kind 'more-threads'")
     read("name = x\nexpect.cap = 0\n").left.toOption.get should include("expect.cap must be a positive rate")
     read("name = x\nservice.cpus = 0\n").left.toOption.get should include("service.cpus must be 1..1024, was 0")
+  }
+
+  "An open-loop scenario" should "read its rate, its steps (a count up to the rate, or a list), duration and timeout" in {
+    val one = read("load { driver = open, path = \"/hello\", rate = 50, duration = 3s, timeout = 2s }\n").toOption.get
+    one.load shouldBe Load.Open(Some(50.0), None, 3.seconds, 2.seconds, 2, 100)
+    val counted = read("load { driver = open, rate = 40, rate-steps = 4 }\n").toOption.get.load.asInstanceOf[Load.Open]
+    counted.steps.map(_.upTo(counted.rate.get)) shouldBe Some(Seq(10.0, 20.0, 30.0, 40.0))
+    val listed = read("load { driver = open, rate-steps = [5, 12.5, 30] }\n").toOption.get.load.asInstanceOf[Load.Open]
+    listed.steps shouldBe Some(RateSteps.Rates(Seq(5.0, 12.5, 30.0)))
+    listed.rate shouldBe Some(30.0)
+  }
+
+  it should "leave the top rate to lab capacity when it gives steps only, and keep the closed loop it reads the cap with" in {
+    val o = read("load { driver = open, rate-steps = 6, duration = 5s, connections = 50, threads = 2 }\n").toOption.get
+      .load.asInstanceOf[Load.Open]
+    o.rate shouldBe None
+    o.steps shouldBe Some(RateSteps.Count(6))
+    Load.closedLoopOf(o) shouldBe Load.Wrk(2, 50, Load.MinClosedLoop, 10.seconds)
+    // Refused before anything starts: the launch names no program that could run.
+    bulkhead.lab.run.ScenarioRunner(Launch("none", Nil, "", "", Map.empty), Files.createTempDirectory("open"), _ => ())
+      .runTarget(read("name = o\nload { driver = open, rate-steps = 6 }\n").toOption.get, Target.Bulkhead,
+        Files.createTempDirectory("open")).left.toOption.get should include("runs under lab capacity only")
+  }
+
+  it should "be refused with a bad rate, steps, duration or timeout named" in {
+    def refused(load: String) = read(s"load { $load }\n").left.toOption.get
+    refused("driver = open, rate = 0") should include("load.rate must be above 0 and at most 100000.0 req/s, was 0.0")
+    refused("driver = open, rate = 200000") should include("load.rate must be above 0")
+    refused("driver = open, rate = 10, rate-steps = 0") should include("load.rate-steps must be a count of steps 1..50")
+    refused("driver = open, rate = 10, rate-steps = 2.5") should include("was 2.5")
+    refused("driver = open, rate-steps = [10, 5]") should include("load.rate-steps must rise from step to step")
+    refused("driver = open, rate-steps = [10, -5]") should include("load.rate-steps must be rates above 0")
+    refused("driver = open, rate-steps = []") should include("load.rate-steps must list 1..50 rates")
+    refused("driver = open, rate-steps = [a, b]") should include("load.rate-steps must list rates in req/s")
+    refused("driver = open, rate-steps = many") should include("load.rate-steps must be a count of steps or a list")
+    refused("driver = open, rate = 10, rate-steps = [5, 10]") should include("exclude each other")
+    refused("driver = open, rate = 10, duration = 0s") should include("load.duration must be positive")
+    refused("driver = open, rate = 10, timeout = 0s") should include("load.timeout must be positive")
+    refused("driver = wrk, rate = 10") should include("load.rate and load.rate-steps are an open loop's")
+    refused("rate-steps = 3") should include("set load.driver = open")
+    refused("driver = closed") should include("load.driver must be wrk, ramp or open, was 'closed'")
+  }
+
+  "The capacity cases" should "be open-loop scenarios of steps whose closed loop has more clients than the cap needs" in {
+    val files = Scenario.files(Seq(scenarios.resolve("capacity").toString)).toOption.get
+    files.size shouldBe 3
+    files.map(Scenario.load(_)).foreach { r =>
+      val s = r.fold(e => fail(e), identity)
+      val o = s.load.asInstanceOf[Load.Open]
+      (o.rate, o.steps, o.duration) shouldBe (None, Some(RateSteps.Count(6)), 5.seconds)
+      o.connections should be >= 20
+    }
   }
