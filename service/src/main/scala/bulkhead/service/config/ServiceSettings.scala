@@ -12,6 +12,8 @@ final case class ServerSettings(
     refusedConnections: Int,
     idleTimeout: FiniteDuration,
     requestHeadTimeout: FiniteDuration,
+    /** A request head's bytes (request line and headers) above which the client gets 431 and the connection closes. */
+    maxHeadBytes: Int,
     requestTimeout: FiniteDuration,
     pipeliningLimit: Int,
     listeners: Int,
@@ -66,6 +68,7 @@ object ServiceSettings:
       refusedConnections = r.int(s"$s.server.refused-connections", 0, 1_000_000),
       idleTimeout = r.duration(s"$s.server.idle-timeout", 1.second),
       requestHeadTimeout = r.duration(s"$s.server.request-head-timeout", 100.millis),
+      maxHeadBytes = r.bytes(s"$s.server.max-head-bytes", 1024, 16L << 20).toInt,
       requestTimeout = r.duration(s"$s.server.request-timeout", 100.millis),
       pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
       listeners = r.int(s"$s.server.listeners", 1, 64),

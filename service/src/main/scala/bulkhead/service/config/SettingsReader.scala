@@ -22,6 +22,12 @@ final class SettingsReader(config: Config):
     check(key, v >= min, s"must be at least $min, was $v")
     v
 
+  /** A size in bytes (HOCON's `64KiB` or a plain number). */
+  def bytes(key: String, min: Long, max: Long): Long =
+    val v: Long = config.getBytes(key)
+    check(key, v >= min && v <= max, s"must be between $min and $max bytes, was $v")
+    v
+
   def string(key: String): String = config.getString(key)
 
   def nonEmpty(key: String): String =

@@ -27,7 +27,7 @@ import scala.util.control.NonFatal
  *  - connections above `max-connections` are still accepted (up to `refused-connections` more) and answered 503 with
  *    Retry-After at once, instead of waiting unanswered in the kernel's backlog;
  *  - a request head must arrive within `request-head-timeout` ([[RequestHeadDeadline]]): slow-header clients do not
- *    keep connections;
+ *    keep connections, and a head longer than `max-head-bytes` gets 431 there too;
  *  - a request not answered within `request-timeout` gets a JSON 503 with Retry-After, on every path (the fast path
  *    too), and its work is abandoned; so is the work of a request whose client went away ([[ConnectionScope]]).
  * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them.
@@ -122,7 +122,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
       HttpRequest, NotUsed] =
     Http()(classic).serverLayer(pekkoSettings, remote, classic.log)
       .atop(TLSPlacebo())
-      .atop(BidiFlow.fromGraph(RequestHeadDeadline(s.requestHeadTimeout, serverHeader)))
+      .atop(BidiFlow.fromGraph(RequestHeadDeadline(s.requestHeadTimeout, s.maxHeadBytes, serverHeader)))
       .atop(BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](s.idleTimeout))
 
   private val sharedLayer = layer(None)

@@ -18,8 +18,13 @@ import scala.concurrent.duration.FiniteDuration
  *
  * optimization: one timer per connection and deadline, never one per request; it is re-armed by the first bytes
  * after it fired, so a trickling head is answered within two deadlines at most.
+ *
+ * A head is also bounded in bytes: one longer than `maxHeadBytes` (its bytes up to the blank line that ends it) gets
+ * 431 (JSON) and the connection closes, before Pekko's parser holds more of it. Pekko bounds each header, not their
+ * sum. Bytes are counted while no request of the connection is in flight, so a body is never counted; a head
+ * pipelined behind a request in flight is left to Pekko's per-header limits.
  */
-final class RequestHeadDeadline(timeout: FiniteDuration, serverHeader: String)
+final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, serverHeader: String)
     extends GraphStage[BidiShape[ByteString, ByteString, ByteString, ByteString]]:
   private val fromHttp = Inlet[ByteString]("RequestHeadDeadline.fromHttp")
   private val toNet = Outlet[ByteString]("RequestHeadDeadline.toNet")
@@ -32,9 +37,38 @@ final class RequestHeadDeadline(timeout: FiniteDuration, serverHeader: String)
     private var armed = false
     private var startedAtArm = 0L
     private var bytesSinceArm = false
+    // The connection was answered here (408 or 431) and is closing: nothing more goes to Pekko's parser.
     private var timedOut = false
+    // The head being counted: its bytes so far, how much of its closing CRLFCRLF was seen, whether it was seen, and
+    // the connection's count of started requests when it began (a change means Pekko took a head: count anew).
+    private var headBytes = 0
+    private var endMatched = 0
+    private var headEnded = false
+    private var countedSince = scope.requestsStarted
 
     override def preStart(): Unit = arm()
+
+    /** Counts the head's bytes in `bytes` (none while a request is in flight); false once they pass the limit. */
+    private def withinHeadLimit(bytes: ByteString): Boolean =
+      val started = scope.requestsStarted
+      if started != countedSince then
+        countedSince = started
+        headBytes = 0
+        endMatched = 0
+        headEnded = false
+      if headEnded || scope.busy then true
+      else
+        var i = 0
+        while !headEnded && i < bytes.length do
+          val b = bytes(i)
+          endMatched =
+            if b == '\r' then (if endMatched == 2 then 3 else 1)
+            else if b == '\n' && (endMatched == 1 || endMatched == 3) then endMatched + 1
+            else 0
+          headEnded = endMatched == 4
+          i += 1
+        headBytes += i
+        headBytes <= maxHeadBytes
 
     private def arm(): Unit =
       armed = true
@@ -45,7 +79,7 @@ final class RequestHeadDeadline(timeout: FiniteDuration, serverHeader: String)
     override protected def onTimer(key: Any): Unit =
       armed = false
       val headArrived = scope.requestsStarted != startedAtArm || scope.busy
-      if !headArrived then
+      if !headArrived && !timedOut then
         if bytesSinceArm then
           timedOut = true
           // Written, then the write side completes: the socket layer closes once the answer is out. Nothing more
@@ -57,6 +91,10 @@ final class RequestHeadDeadline(timeout: FiniteDuration, serverHeader: String)
       def onPush(): Unit =
         val bytes = grab(fromNet)
         if timedOut then pull(fromNet)
+        else if !withinHeadLimit(bytes) then
+          timedOut = true
+          emit(toNet, RequestHeadDeadline.tooLarge(maxHeadBytes, serverHeader), () => complete(toNet))
+          pull(fromNet)
         else
           if !armed && !scope.busy then arm()
           bytesSinceArm = true
@@ -94,3 +132,8 @@ object RequestHeadDeadline:
   def answer(timeout: FiniteDuration, serverHeader: String): ByteString =
     RawAnswer(StatusCodes.RequestTimeout,
       s"the request head did not arrive within $timeout (bulkhead.service.server.request-head-timeout)", serverHeader)
+
+  /** The 431 written when a head passes `maxHeadBytes`: the JSON error, and `Connection: close`. */
+  def tooLarge(maxHeadBytes: Int, serverHeader: String): ByteString =
+    RawAnswer(StatusCodes.RequestHeaderFieldsTooLarge,
+      s"the request head is longer than $maxHeadBytes bytes (bulkhead.service.server.max-head-bytes)", serverHeader)
