@@ -46,7 +46,11 @@ final case class SoapSettings(
 
 /** The profile store; `password`, when set, comes from a file or the environment, never from the command line. */
 final case class RedisSettings(uri: String, password: Option[Secret], connections: RedisConnections,
-    timeout: FiniteDuration, reconnectMaxDelay: FiniteDuration)
+    timeout: FiniteDuration, reconnectMaxDelay: FiniteDuration,
+    /** Commands a connection holds unanswered at most (Lettuce's request queue): the pipeline's max-in-flight. */
+    requestQueueSize: Int,
+    /** TCP keepalive: idle time before the first probe, and between probes (3 unanswered probes end the socket). */
+    keepAliveIdle: FiniteDuration, keepAliveInterval: FiniteDuration)
 
 /** The REST -> SOAP -> Redis pipeline: a third party of about 1 s latency, then a Redis profile, merged. */
 final case class EnrichmentSettings(
@@ -95,11 +99,15 @@ object EnrichmentSettings:
         r.check(s"$e.redis.password-file", read.isSuccess, s"cannot read $passwordFile")
         read.toOption.filter(_.nonEmpty).map(Secret(_))
       else env.get(RedisPasswordVariable).filter(_.nonEmpty).map(Secret(_))
+    val maxInFlight = r.int(s"$e.max-in-flight", 1, 1_000_000)
     val redis = RedisSettings(uri, password, r.oneOf(s"$e.redis.connections", RedisConnections.values.toSeq)(_.key),
-      r.duration(s"$e.redis.timeout", 1.millis), r.duration(s"$e.redis.reconnect-max-delay", 10.millis))
+      r.duration(s"$e.redis.timeout", 1.millis), r.duration(s"$e.redis.reconnect-max-delay", 10.millis),
+      requestQueueSize = maxInFlight,
+      keepAliveIdle = r.duration(s"$e.redis.keepalive-idle", 1.second),
+      keepAliveInterval = r.duration(s"$e.redis.keepalive-interval", 1.second))
     EnrichmentSettings(
       routees = r.int(s"$e.routees", 1, 10_000),
-      maxInFlight = r.int(s"$e.max-in-flight", 1, 1_000_000),
+      maxInFlight = maxInFlight,
       retryAfter = r.duration(s"$e.retry-after", 1.second),
       soap = SoapSettings(
         endpoint = endpoint,

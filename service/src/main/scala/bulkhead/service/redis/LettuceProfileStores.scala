@@ -6,7 +6,7 @@ import bulkhead.service.enrichment.{LoyaltyProfile, ProfileStore, ProfileStores,
 import io.lettuce.core.api.StatefulRedisConnection
 import io.lettuce.core.codec.StringCodec
 import io.lettuce.core.resource.{ClientResources, Delay, ThreadFactoryProvider}
-import io.lettuce.core.{ClientOptions, RedisClient, RedisURI, TimeoutOptions}
+import io.lettuce.core.{ClientOptions, RedisClient, RedisURI, SocketOptions, TimeoutOptions}
 
 import java.time.Duration
 import java.util.concurrent.TimeUnit
@@ -39,7 +39,14 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
     .autoReconnect(true)
     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
     .timeoutOptions(TimeoutOptions.enabled(Duration.ofMillis(settings.timeout.toMillis)))
+    // Lettuce's queue is unbounded by default: a timed-out command stays queued until Redis answers, so a Redis that
+    // accepts and never answers would make it grow for ever. Above the bound a command fails at once.
+    .requestQueueSize(settings.requestQueueSize)
+    .socketOptions(LettuceProfileStores.socketOptions(settings))
     .build())
+
+  /** The options the client runs with (what reference.conf asked for, as Lettuce holds them). */
+  def clientOptions: ClientOptions = client.getOptions
 
   private val handles: IndexedSeq[Handle] = settings.connections match
     case RedisConnections.PerRoutee => IndexedSeq.tabulate(routees)(i => Handle(s"bulkhead-routee-${i + 1}"))
@@ -92,6 +99,21 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
     def close(): Unit = connection.getAndSet(None).foreach(_.close())
 
 object LettuceProfileStores:
+  /**
+   * Keepalive with the idle time, interval and count (NIO applies them through the JDK's extended socket options).
+   * No TCP user timeout: Lettuce applies `TcpUserTimeoutOptions` only on its epoll and io_uring transports, and the
+   * service ships neither netty native transport (Lettuce runs on NIO); a paused Redis is bounded by the command
+   * timeout and the request queue instead.
+   */
+  def socketOptions(settings: RedisSettings): SocketOptions =
+    SocketOptions.builder()
+      .keepAlive(SocketOptions.KeepAliveOptions.builder().enable()
+        .idle(Duration.ofMillis(settings.keepAliveIdle.toMillis))
+        .interval(Duration.ofMillis(settings.keepAliveInterval.toMillis))
+        .count(3)
+        .build())
+      .build()
+
   private val namedThreads: ThreadFactoryProvider = poolName => NamedThreads(s"bulkhead.redis.$poolName")
 
   /** A hash with the three fields is a profile; an empty hash is a customer without one. */

@@ -1,23 +1,33 @@
 package bulkhead.service.redis
 
-import bulkhead.service.config.{RedisConnections, RedisSettings}
+import bulkhead.service.config.{RedisConnections, RedisSettings, ServiceSettings}
 import bulkhead.service.enrichment.LoyaltyProfile
 import bulkhead.service.testkit.HttpProbe.eventually
 import bulkhead.service.testkit.RedisProcess
+import com.typesafe.config.ConfigFactory
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
+import java.io.{BufferedReader, InputStreamReader}
+import java.net.{ServerSocket, Socket}
+import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration.*
 import scala.concurrent.{Await, ExecutionContext}
+import scala.util.control.NonFatal
 
 /** Profiles from a real redis-server through Lettuce: reading, connections per routee, and Redis going away. */
 class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
   // Lettuce opens its connections in the background; a cold JVM on a loaded 2-core machine took over 10 s once.
   private given ExecutionContext = ExecutionContext.global
 
+  /** The shipped Redis settings (from reference.conf), pointed at `uri`, with a faster timeout and reconnect. */
+  private def settings(uri: String, connections: RedisConnections): RedisSettings =
+    ServiceSettings(ConfigFactory.load()).enrichment.redis
+      .copy(uri = uri, connections = connections, timeout = 500.millis, reconnectMaxDelay = 50.millis)
+
   private def withStores[A](redis: RedisProcess, connections: RedisConnections, routees: Int = 3)(
       body: LettuceProfileStores => A): A =
-    val stores = LettuceProfileStores(RedisSettings(redis.uri, None, connections, 500.millis, 50.millis), routees)
+    val stores = LettuceProfileStores(settings(redis.uri, connections), routees)
     try body(stores)
     finally stores.close()
 
@@ -69,3 +79,80 @@ class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
         finally again.stop()
       }
     }
+
+  it should "bound its request queue to max-in-flight and keep its connections alive, as reference.conf ships" in {
+    val shipped = ServiceSettings(ConfigFactory.load()).enrichment
+    val stores = LettuceProfileStores(shipped.redis.copy(uri = "redis://127.0.0.1:1"), 1)
+    try
+      val options = stores.clientOptions
+      options.getRequestQueueSize shouldBe shipped.maxInFlight
+      options.getRequestQueueSize shouldBe 4000
+      val keepAlive = options.getSocketOptions.getKeepAlive
+      keepAlive.isEnabled shouldBe true
+      keepAlive.getIdle shouldBe java.time.Duration.ofSeconds(15)
+      keepAlive.getInterval shouldBe java.time.Duration.ofSeconds(5)
+      keepAlive.getCount shouldBe 3
+    finally stores.close()
+  }
+
+  it should "fail a command beyond its request queue at once when Redis accepts and stops answering" in
+    withSilentRedis { uri =>
+      val queue = 4
+      val stores = LettuceProfileStores(
+        settings(uri, RedisConnections.Shared).copy(timeout = 30.seconds, requestQueueSize = queue), 1)
+      try
+        eventually(tries = 600)(stores.openConnections == 1) shouldBe true
+        val pending = (1 to queue).map(id => stores.forRoutee(0).profile(id))
+        val start = System.nanoTime()
+        val beyond = Await.result(stores.forRoutee(0).profile(queue + 1), 5.seconds)
+        (System.nanoTime() - start) / 1e9 should be < 1.0
+        beyond.left.map(_.detail) should matchPattern { case Left(r: String) if r.contains("queue") => }
+        pending.exists(_.isCompleted) shouldBe false
+      finally stores.close()
+    }
+
+  /**
+   * A Redis that completes Lettuce's handshake (HELLO refused, so RESP2; OK to everything else) and then never answers
+   * a read: the shape of a Redis that hangs with its socket open.
+   */
+  private def withSilentRedis[A](body: String => A): A =
+    val server = ServerSocket(0)
+    val accepted = java.util.concurrent.ConcurrentLinkedQueue[Socket]()
+    daemon { () =>
+      try
+        while true do
+          val socket = server.accept()
+          accepted.add(socket)
+          daemon(() => answerHandshake(socket))
+      catch case NonFatal(_) => ()
+    }
+    try body(s"redis://127.0.0.1:${server.getLocalPort}")
+    finally
+      server.close()
+      accepted.forEach(_.close())
+
+  private def daemon(run: Runnable): Unit =
+    val thread = Thread(run, "silent-redis")
+    thread.setDaemon(true)
+    thread.start()
+
+  private def answerHandshake(socket: Socket): Unit =
+    try
+      val in = BufferedReader(InputStreamReader(socket.getInputStream, UTF_8))
+      val out = socket.getOutputStream
+      while true do
+        val count = in.readLine().drop(1).toInt
+        val args = (1 to count).map { _ =>
+          in.readLine()
+          in.readLine()
+        }
+        val reply = args.head.toUpperCase match
+          case "HELLO" => Some("-ERR unknown command 'HELLO'\r\n")
+          case "PING" => Some("+PONG\r\n")
+          case "HGETALL" => None
+          case _ => Some("+OK\r\n")
+        reply.foreach { r =>
+          out.write(r.getBytes(UTF_8))
+          out.flush()
+        }
+    catch case NonFatal(_) => ()
