@@ -27,6 +27,12 @@ object Main:
         case e: ConfigException =>
           System.err.println(s"bulkhead serve: bad configuration: ${redacted(e.getMessage)}")
           sys.exit(2)
+    DescriptorBudget.processLimit().map(DescriptorBudget.check(_, settings)).foreach {
+      case Left(message) =>
+        System.err.println(s"bulkhead serve: $message")
+        sys.exit(2)
+      case Right(()) => ()
+    }
     val log = LoggerFactory.getLogger("bulkhead.service")
     val running =
       try Await.result(ServiceApp.start(settings, config), Duration(60, "s"))
@@ -39,7 +45,6 @@ object Main:
     log.info(StartupReport(settings, running.port, running.metricsPort))
     if !Pools.virtualThreadsAvailable then
       log.warn(s"JDK ${Runtime.version()} has no virtual threads: /work/virtual answers 501; use JDK 21+")
-    StartupReport.fileDescriptorWarning(settings).foreach(log.warn)
     val stop: Signal => Unit = _ => running.stop()
     Signal.handle(Signal("TERM"), s => stop(s))
     Signal.handle(Signal("INT"), s => stop(s))

@@ -4,8 +4,6 @@ import bulkhead.service.config.{ClusterSettings, MetricsListener, ServiceSetting
 import bulkhead.service.dispatch.Pools
 import bulkhead.service.http.HttpServer
 
-import java.lang.management.ManagementFactory
-
 /** What the service says when it starts: where it listens and what bounds its throughput. */
 object StartupReport:
   def apply(settings: ServiceSettings, port: Int, metricsPort: Int): String =
@@ -33,14 +31,3 @@ object StartupReport:
       s"cluster node at $host:${if port == 0 then "any free port" else port}" +
         s"${if tls.isDefined then " (TLS, mutual authentication)" else " (loopback, plaintext)"}, " +
         (if seeds.isEmpty then "starting a new cluster" else s"joining through ${seeds.mkString(", ")}")
-
-  /** A warning when `max-connections` cannot be reached because the process may open fewer files. */
-  def fileDescriptorWarning(settings: ServiceSettings): Option[String] =
-    ManagementFactory.getOperatingSystemMXBean match
-      case os: com.sun.management.UnixOperatingSystemMXBean
-          if os.getMaxFileDescriptorCount <
-            settings.server.maxConnections + settings.server.refusedConnections + 256 =>
-        Some(s"max-connections=${settings.server.maxConnections} (+ refused-connections=" +
-          s"${settings.server.refusedConnections}) but this process may open only " +
-          s"${os.getMaxFileDescriptorCount} files (ulimit -n): raise it or expect accept failures")
-      case _ => None
