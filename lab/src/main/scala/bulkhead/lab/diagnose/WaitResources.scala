@@ -40,7 +40,7 @@ final case class WaitResource(key: String, samples: Seq[Option[ResourceSample]])
       f"${mean(waiters)}%.1f threads wait at $site for $blocker ($pools), ${occupancy}%.1f of ${size}%.0f $unit held" +
         holderFrame.fold("")(f => s" (in $f)") + s", the holders $what",
       frame = holderFrame.orElse(caller), key = Some(key), waitsOn = waitsOn,
-      chain = Seq(f"$resource at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting",
+      chain = Seq(f"${resource.key} at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting",
         s"holders $what"))
 
 object WaitResources:
