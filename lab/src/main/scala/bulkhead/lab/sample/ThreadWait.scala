@@ -37,7 +37,9 @@ object ThreadWait:
   /** Frames of a blocking socket read or connect (platform and virtual threads, JDK 17 to 25). */
   val SocketFrames: Seq[String] = Seq("SocketDispatcher.read", "NioSocketImpl.read", "NioSocketImpl.park",
     "NioSocketImpl.timedRead", "NioSocketImpl.connect", "SocketInputStream.socketRead", "sun.nio.ch.Net.poll",
-    "sun.nio.ch.Net.connect", "SocketChannelImpl.read", "SocketChannelImpl.connect")
+    "sun.nio.ch.Net.connect", "SocketChannelImpl.read", "SocketChannelImpl.connect",
+    // The JDK HTTP client's blocking send parks for an exchange its selector thread carries out: a remote call.
+    "jdk.internal.net.http.HttpClientImpl.send")
 
   private val SleepFrames = Seq("java.lang.Thread.sleep", "java.lang.VirtualThread.sleepNanos")
 
@@ -75,7 +77,10 @@ object ThreadWait:
     val waiting = methods.headOption.exists(m => machinery(m) || m.startsWith("java.lang.Object.wait"))
     // A sleep is the work's own time (a virtual thread sleeps by parking), whatever the stack's depth.
     val sleeping = methods.take(4).exists(m => SleepFrames.exists(m.startsWith))
-    waiting && !sleeping && t.state != "BLOCKED" && {
+    // A thread loop waits from its own code (XNIO's ThreadBody.run parks, an AsyncAppender's worker takes from its
+    // queue); a thread inside a JDK call that blocks (the JDK HTTP client's send) waits for that call, not for work.
+    val fromOwnCode = methods.dropWhile(machinery).headOption.exists(m => !jdk(m))
+    waiting && !sleeping && fromOwnCode && t.state != "BLOCKED" && {
       val below = methods.dropWhile(m => machinery(m) || jdk(m))
       below.count(m => !jdk(m)) <= ShallowWait && below.size <= ShallowWait + 3
     }
@@ -83,7 +88,7 @@ object ThreadWait:
   /** What `t` waits on. */
   def of(t: DumpedThread): ThreadWait =
     val methods = t.frames.map(method)
-    val top = methods.take(8)
+    val top = methods.take(12)
     if idle(t) then ThreadWait(WaitKind.Idle)
     else if t.blockedOn.isDefined || t.state == "BLOCKED" then
       ThreadWait(WaitKind.Monitor, t.blockedOn.map(classOf), t.blockedOn.map(identityOf),

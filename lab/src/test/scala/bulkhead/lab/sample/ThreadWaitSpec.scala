@@ -70,3 +70,10 @@ class ThreadWaitSpec extends AnyFlatSpec with Matchers:
     sleepers.map(_.waiting.kind).distinct shouldBe Seq(WaitKind.Sleeping)
   }
 
+  it should "read a thread in the JDK HTTP client's blocking send as in a remote call, not idle (bulkhead's blocking SOAP client)" in {
+    val workQueue = dump("threaddump-blocking-soap-jdk25.txt").threads.filter(_.name.startsWith("bulkhead.soap.work-queue"))
+    workQueue should have size 6
+    workQueue.map(_.waiting).distinct shouldBe Seq(ThreadWait(WaitKind.Socket,
+      site = Some("bulkhead.service.soap.BlockingSoapClient.send")))
+  }
+
