@@ -6,9 +6,9 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
 /**
- * A throwaway PostgreSQL server from the OS packages, for the zoo's hikari-pg: a data directory made afresh under the
- * run's directory (initdb, trust authentication, no fsync: nothing in it must outlive the run), TCP on a free loopback
- * port only, deleted by [[drop]] once stopped. PostgreSQL refuses to run as root, so as root initdb and the server run
+ * A throwaway PostgreSQL server from the OS packages, for the zoo's hikari-pg and spring-hikari: a data directory made
+ * afresh under the run's directory (initdb, trust authentication, no fsync: nothing in it must outlive the run), TCP on
+ * a free loopback port only, deleted by [[drop]] once stopped. PostgreSQL refuses to run as root, so as root initdb and the server run
  * as the `postgres` user (runuser) on a directory it owns.
  */
 object Postgres:

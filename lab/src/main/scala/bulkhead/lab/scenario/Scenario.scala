@@ -133,7 +133,8 @@ final case class Scenario(
      * faster (see [[bulkhead.lab.load.WarmUp.SettledShare]]).
      */
     warmupConnections: Option[Int] = None,
-    /** A throwaway PostgreSQL server (`postgres = true`), passed to the zoo as --jdbc-url: hikari-pg queries it. */
+    /** A throwaway PostgreSQL server (`postgres = true`), passed to the zoo as --jdbc-url: hikari-pg and
+     * spring-hikari query it. */
     postgres: Boolean = false):
 
   /**
@@ -248,7 +249,7 @@ object Scenario:
             (c.hasPath("stub.latency") && t != Target.Zoo))))(
           "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead (or the zoo, the stub)"),
         Option.when(c.hasPath("postgres") && c.getBoolean("postgres") && targets != Seq(Target.Zoo))(
-          "postgres = true needs target = zoo (only its hikari-pg reads a database)"),
+          "postgres = true needs target = zoo (only its hikari-pg and spring-hikari read a database)"),
         opt("service.heap").filterNot(_.matches("[1-9][0-9]*[kmgKMG]")).map(h =>
           s"service.heap must be a size like 400m or 2g (the JVM's -Xmx), was '$h'"),
         Option.when(c.hasPath("bound.pool") != c.hasPath("bound.threads"))("bound.pool and bound.threads go together"),

@@ -99,28 +99,37 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     }
   }
 
-  "The zoo's hikari-pg" should "query PostgreSQL through its pool, 2 at once on 1 connection in 400 ms or more" in {
-    val dir = Files.createTempDirectory("lab-zoo-pg")
-    val postgres = Postgres.start(dir)
-    try
-      val url = Postgres.jdbcUrl(postgres)
-      withZoo(Seq("--app", "hikari-pg", "--pool-size", "1", "--hold-ms", "200", "--jdbc-url", url)) { s =>
-        get(s, "/hello") shouldBe (200, "OK")
-        get(s, "/work") shouldBe (200, "OK")
-        val (statuses, ms) = atOnce(s, 2)
-        statuses shouldBe Seq(200, 200)
-        ms should be >= 400L
-      }
-    finally
-      postgres.child.stop()
-      Postgres.drop(dir)
-    Files.exists(dir.resolve("postgres")) shouldBe false
+  // hikari-pg (Undertow) and spring-hikari (Spring Boot on Tomcat, JdbcTemplate): n queries at once on `pool`
+  // connections of 200 ms each take n / pool rounds.
+  Seq(("hikari-pg", 1, 2, 400), ("spring-hikari", 2, 6, 600)).foreach { (app, pool, n, leastMs) =>
+    s"The zoo's $app" should
+      s"query PostgreSQL through its pool, $n at once on $pool connections in $leastMs ms or more" in {
+      val dir = Files.createTempDirectory("lab-zoo-pg")
+      val postgres = Postgres.start(dir)
+      try
+        val url = Postgres.jdbcUrl(postgres)
+        withZoo(Seq("--app", app, "--pool-size", pool.toString, "--hold-ms", "200", "--jdbc-url", url)) { s =>
+          get(s, "/hello") shouldBe (200, "OK")
+          get(s, "/work") shouldBe (200, "OK")
+          val (statuses, ms) = atOnce(s, n)
+          statuses shouldBe Seq.fill(n)(200)
+          ms should be >= leastMs.toLong
+        }
+      finally
+        postgres.child.stop()
+        Postgres.drop(dir)
+      Files.exists(dir.resolve("postgres")) shouldBe false
+    }
   }
 
   Seq(
     Seq("--app", "hikari-pg") -> "--jdbc-url",
     Seq("--app", "hikari-pg", "--jdbc-url", "jdbc:mysql://127.0.0.1/x") -> "--jdbc-url",
     Seq("--app", "hikari-pg", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--pool-size", "0") -> "--pool-size",
+    Seq("--app", "spring-hikari") -> "--jdbc-url",
+    Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--hold-ms", "x") -> "--hold-ms",
+    Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--worker-threads", "8") ->
+      "--worker-threads",
     Seq("--app", "undertow-lock", "--hold-ms", "-1") -> "--hold-ms",
     Seq("--app", "undertow-reentrant", "--worker-threads", "0") -> "--worker-threads",
     Seq("--app", "undertow-semaphore", "--permits", "0") -> "--permits",

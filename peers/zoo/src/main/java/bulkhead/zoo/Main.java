@@ -13,6 +13,7 @@ public final class Main {
       "  vertx-blocked        --event-loops 2 --hold-ms 50   (sleeps on the event loops)",
       "  httpclient-pool      --worker-threads 100 --max-connections 5 --soap-endpoint URL",
       "  hikari-pg            --worker-threads 100 --pool-size 10 --hold-ms 100 --jdbc-url jdbc:postgresql://...",
+      "  spring-hikari        --pool-size 10 --hold-ms 100 --jdbc-url jdbc:postgresql://...   (Spring Boot, Tomcat)",
       "Every app also accepts --redis-uri URI, --soap-endpoint URL and --jdbc-url URL (the lab's backing flags).");
 
   public static void main(String[] args) {

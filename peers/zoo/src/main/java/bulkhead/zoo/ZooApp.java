@@ -13,7 +13,7 @@ interface ZooApp {
 
   /** Every app's name, as --app takes it. */
   List<String> Names = List.of("undertow-lock", "undertow-reentrant", "undertow-semaphore", "undertow-io-blocked",
-      "vertx-blocked", "httpclient-pool", "hikari-pg");
+      "vertx-blocked", "httpclient-pool", "hikari-pg", "spring-hikari");
 
   /** The app `flags.app` names, its knobs read from `flags`; an unknown name stops the start. */
   static ZooApp of(ZooFlags flags) {
@@ -25,6 +25,7 @@ interface ZooApp {
       case "vertx-blocked": return new VertxBlocked(flags);
       case "httpclient-pool": return new HttpClientPool(flags);
       case "hikari-pg": return new HikariPg(flags);
+      case "spring-hikari": return new SpringHikari(flags);
       default:
         PeerOptions.fail(ZooFlags.Program, (flags.app.isEmpty() ? "--app is required" : "unknown --app '" + flags.app
             + "'") + ": expected one of " + String.join(", ", Names));

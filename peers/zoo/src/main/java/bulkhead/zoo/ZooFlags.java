@@ -27,7 +27,7 @@ final class ZooFlags {
   final String portFile;
   /** Empty when not given; only httpclient-pool calls it. */
   final String soapEndpoint;
-  /** Empty when not given; only hikari-pg connects to it. */
+  /** Empty when not given; only hikari-pg and spring-hikari connect to it. */
   final String jdbcUrl;
 
   private ZooFlags(Map<String, String> given) {
