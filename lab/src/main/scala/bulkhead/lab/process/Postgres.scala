@@ -8,8 +8,8 @@ import scala.jdk.CollectionConverters.*
 /**
  * A throwaway PostgreSQL server from the OS packages, for the zoo's hikari-pg and spring-hikari: a data directory made
  * afresh under the run's directory (initdb, trust authentication, no fsync: nothing in it must outlive the run), TCP on
- * a free loopback port only, deleted by [[drop]] once stopped. PostgreSQL refuses to run as root, so as root initdb and the server run
- * as the `postgres` user (runuser) on a directory it owns.
+ * a free loopback port only, deleted by [[drop]] once stopped. PostgreSQL refuses to run as root, so as root initdb and
+ * the server run as the `postgres` user (runuser) on a directory it owns.
  */
 object Postgres:
   /** Where Debian's packages put each major version's programs. */
