@@ -27,9 +27,7 @@ object CapacityCommand extends LabCommand:
       timeout: Option[FiniteDuration] = None, connections: Int = 50, threads: Int = 2,
       every: FiniteDuration = 1.second, out: Option[Path] = None)
 
-  private def seconds(v: String): Option[FiniteDuration] =
-    scala.util.Try(Duration(v.replaceAll("^(\\d+)$", "$1 s").replaceAll("(\\d)(ms|s|m)$", "$1 $2"))).toOption
-      .collect { case d: FiniteDuration if d > Duration.Zero && d <= 1.hour => d }
+  private def seconds(v: String): Option[FiniteDuration] = CommonFlags.duration(v)
 
   private val parser =
     val b = OParser.builder[Options]

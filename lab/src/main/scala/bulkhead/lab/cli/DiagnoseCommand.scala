@@ -29,9 +29,7 @@ object DiagnoseCommand extends LabCommand:
       rateMetric: Option[String] = None, out: Option[Path] = None, jmx: Option[JmxAddress] = None,
       jmxCredentials: Option[Path] = None)
 
-  private def seconds(v: String): Option[FiniteDuration] =
-    scala.util.Try(Duration(v.replaceAll("^(\\d+)$", "$1 s").replaceAll("(\\d)(ms|s|m)$", "$1 $2"))).toOption
-      .collect { case d: FiniteDuration if d > Duration.Zero && d <= 1.hour => d }
+  private def seconds(v: String): Option[FiniteDuration] = CommonFlags.duration(v)
 
   private val parser =
     val b = OParser.builder[Options]
@@ -42,12 +40,7 @@ object DiagnoseCommand extends LabCommand:
       opt[Long]("pid").valueName("<pid>").text("the JVM to sample, on this host (attach API, as jcmd)")
         .validate(p => if p > 0 then success else failure(s"--pid must be a process id, was $p"))
         .action((p, o) => o.copy(pid = p)),
-      opt[String]("jmx").valueName("<host:port>").text("or the JVM to sample through its JMX agent (docs/remote.md)")
-        .validate(a => JmxAddress.parse(a).fold(e => failure(s"--jmx: $e"), _ => success))
-        .action((a, o) => o.copy(jmx = JmxAddress.parse(a).toOption)),
-      opt[String]("jmx-credentials").valueName("<file>")
-        .text("with --jmx: a file (mode 600) holding `user password` on one line, for an agent that authenticates")
-        .action((f, o) => o.copy(jmxCredentials = Some(Path.of(f)))),
+      CommonFlags.jmx(b)((o, a) => o.copy(jmx = Some(a)), (o, f) => o.copy(jmxCredentials = Some(f))),
       opt[String]("url").valueName("<url>").text("what wrk loads (127.0.0.1 only); not with --no-load")
         .validate(u => if u.startsWith("http://127.") || u.startsWith("http://localhost") then success
           else failure(s"--url must be on loopback (http://127.0.0.1:...), was '$u'"))

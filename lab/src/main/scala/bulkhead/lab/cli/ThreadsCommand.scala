@@ -31,12 +31,7 @@ object ThreadsCommand extends LabCommand:
       arg[Long]("PID").optional().text("the JVM to sample, on this host")
         .validate(p => if p > 0 then success else failure(s"PID must be a process id, was $p"))
         .action((p, o) => o.copy(pid = p)),
-      opt[String]("jmx").valueName("<host:port>").text("or the JVM to sample through its JMX agent (docs/remote.md)")
-        .validate(a => JmxAddress.parse(a).fold(e => failure(s"--jmx: $e"), _ => success))
-        .action((a, o) => o.copy(jmx = JmxAddress.parse(a).toOption)),
-      opt[String]("jmx-credentials").valueName("<file>")
-        .text("with --jmx: a file (mode 600) holding `user password` on one line, for an agent that authenticates")
-        .action((f, o) => o.copy(jmxCredentials = Some(Path.of(f)))),
+      CommonFlags.jmx(b)((o, a) => o.copy(jmx = Some(a)), (o, f) => o.copy(jmxCredentials = Some(f))),
       opt[String]("every").valueName("<30s>").text("time between dumps (default 30s)")
         .validate(v => if duration(v).isDefined then success else failure(s"bad --every '$v' (e.g. 30s, 500ms)"))
         .action((v, o) => o.copy(every = duration(v).get)),

@@ -38,7 +38,10 @@ class JmxThreadDumpSpec extends AnyFlatSpec with Matchers:
       untilState(parked, Thread.State.WAITING)
       val mx = ManagementFactory.getThreadMXBean
       test(JmxThreadDump.of(mx.dumpAllThreads(true, true).toSeq))
-    finally Seq(holder, owner, blocked, parked).foreach(_.interrupt())
+    finally
+      // Ended before the next test dumps this JVM: a waiter still leaving its monitor would count there.
+      Seq(holder, owner, blocked, parked).foreach(_.interrupt())
+      Seq(holder, owner, blocked, parked).foreach(_.join(10_000))
 
   private def named(dump: ThreadDump, name: String) = dump.threads.find(_.name == name).getOrElse(fail(s"no $name"))
 

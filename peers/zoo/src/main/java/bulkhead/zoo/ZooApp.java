@@ -18,8 +18,8 @@ interface ZooApp {
   /** The app `flags.app` names, its knobs read from `flags`; an unknown name stops the start. */
   static ZooApp of(ZooFlags flags) {
     switch (flags.app) {
-      case "undertow-lock": return new UndertowLock(flags);
-      case "undertow-reentrant": return new UndertowReentrant(flags);
+      case "undertow-lock": return new UndertowLock(flags, false);
+      case "undertow-reentrant": return new UndertowLock(flags, true);
       case "undertow-semaphore": return new UndertowSemaphore(flags);
       case "undertow-io-blocked": return new UndertowIoBlocked(flags);
       case "vertx-blocked": return new VertxBlocked(flags);
