@@ -19,6 +19,22 @@ object CpuPerRequest:
   /** The served JVM's JIT compiler threads (part of [[service]]): high while the JIT is still compiling. */
   def jit(r: RunRecord): Option[Double] = of(r, _.jitCpuSeconds)
 
+  /** The lab's own process (its sampling, its load drivers but wrk), per answer of the service. */
+  def lab(r: RunRecord): Option[Double] = of(r, _.labCpuSeconds)
+
+  /**
+   * The served JVM's time at safepoints (every thread stopped: garbage collections and the thread dumps the sampler
+   * takes) over the run, in ms per second of run, from its perf counters read before and after the load.
+   */
+  def safepointMsPerSecond(r: RunRecord): Option[Double] =
+    for
+      before <- r.beforeLoad
+      after <- r.afterLoad
+      s0 <- before.safepoints
+      s1 <- after.safepoints
+      if after.second > before.second
+    yield (s1.totalMs - s0.totalMs) / (after.second - before.second)
+
   /** Each process the service depends on (the stub, redis-server), per answer of the service. */
   def dependencies(r: RunRecord): Map[String, Double] =
     val names = (r.beforeLoad.toSeq ++ r.samples).flatMap(_.dependencyCpuSeconds.keys).distinct

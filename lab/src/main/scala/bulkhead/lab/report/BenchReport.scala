@@ -50,13 +50,13 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
         val cpu = for us <- r.cpuMicros; baseUs <- b.cpuMicros yield
           f"$us%.1f us CPU/request against $baseUs%.1f (${us - baseUs}%+.1f us, ${(us / baseUs - 1) * 100}%+.1f %%)"
         s"${r.name}: ${cpu.getOrElse("CPU per request not measured")}; req/s ${ratio(Some(r.throughput),
-          Some(b.throughput))} x ${b.name}"
+          Some(b.throughput))}, p99 ${ratio(Some(r.p99Ms), Some(b.p99Ms))} x ${b.name}"
       }
     }
 
   val header: Seq[String] = Seq("case", "server", "load", "req/s (median)", "req/s per round", "Little's-law bound",
     "ratio to bound", "us CPU/request (median)", "us CPU/request per round", "of which JIT",
-    "dependencies' us CPU/request", "p50 ms", "p99 ms", "unanswered", "not expected status", "platform threads (max)",
+    "dependencies' us CPU/request", "lab's us CPU/request", "safepoints ms/s", "p50 ms", "p99 ms", "unanswered", "not expected status", "platform threads (max)",
     "RSS MB (max)", "busy pool threads (peak)")
 
   def tableRows: Seq[Seq[String]] = rows.map { r =>
@@ -68,6 +68,7 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
       r.dependencyMicros.toSeq.sortBy(_._1).map((n, us) => s"$n ${f1(us)}").mkString(", ") match
         case "" => "-"
         case deps => deps,
+      r.labMicros.fold("-")(f1), r.safepointMsPerSecond.fold("-")(f1),
       f1(r.p50Ms), f1(r.p99Ms), r.unanswered.toString, r.unexpected.toString,
       r.maxPlatformThreads.fold("-")(_.toString), r.maxResidentMb.fold("-")(m => f"$m%.0f"),
       if pools.isEmpty then "-" else pools)
@@ -112,7 +113,10 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
        |master and worker) from just before wrk starts to just after it ends, over the answers wrk counted. The thread
        |dumps of the sampler (every few seconds) and, for bulkhead, its /metrics scrapes are in that time: a few ms each.
        |The stub's and redis-server's CPU is counted the same way, per answer of the service. "of which JIT": the
-       |part of the server's that its JIT compiler threads took (a JVM still compiling costs more per request).
+       |part of the server's that its JIT compiler threads took (a JVM still compiling costs more per request). "lab's
+       |us CPU/request": the lab's own process (its sampler: parsing dumps, scraping) over the same time and answers, CPU
+       |taken from the cores the server and wrk share. "safepoints ms/s": the server's time with every thread stopped
+       |(garbage collections, and the sampler's thread dumps), from its own perf counters, per second of the run.
        |
        |${env.markdown}
        |

@@ -25,6 +25,12 @@ final case class BenchRow(name: String, target: String, records: Seq[RunRecord])
   /** The part of the server's CPU per answer (microseconds) its JIT compiler threads took, median over rounds. */
   def jitMicros: Option[Double] = BenchRow.medianOption(rounds.flatMap(CpuPerRequest.jit))
 
+  /** The lab's own CPU per answer (its sampling), microseconds, median over rounds. */
+  def labMicros: Option[Double] = BenchRow.medianOption(rounds.flatMap(CpuPerRequest.lab))
+
+  /** The server's safepoint time (GCs and the sampler's thread dumps) in ms per second of run, median over rounds. */
+  def safepointMsPerSecond: Option[Double] = BenchRow.medianOption(rounds.flatMap(CpuPerRequest.safepointMsPerSecond))
+
   /** The warm-up each round ran (longer than asked while the JIT had not settled), seconds. */
   def warmupSeconds: Seq[Double] = rounds.map(_.info.warmupSeconds)
 

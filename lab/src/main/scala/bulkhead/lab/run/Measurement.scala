@@ -67,6 +67,30 @@ object Measurement:
         samples.indices.map(i => Outcome(figures, samples(i), before(i), after(i))))
     finally threads.shutdown()
 
+  /**
+   * `body` with `sampler` sampling every `every` meanwhile, its samples discarded: a warm-up's. The sampler's first
+   * dumps and scrapes run code of the service's (the JSON thread dumper, the metrics registry) and of the lab's that
+   * nothing else runs; sampled through the warm-up, that code is compiled before the measured run, as the request path
+   * is (a service the lab attaches to has long been through it too).
+   */
+  def sampledMeanwhile[A](sampler: Option[ProcessSampler], every: FiniteDuration)(body: => A): A =
+    sampler.filter(_ => every > Duration.Zero) match
+      case None => body
+      case Some(s) =>
+        val running = java.util.concurrent.atomic.AtomicBoolean(true)
+        val t = Thread(() =>
+          while running.get do
+            s.sample(0.0)
+            val end = System.nanoTime() + every.toNanos
+            while running.get && System.nanoTime() < end do Thread.sleep(50)
+        , "lab-warm-up-sampler")
+        t.setDaemon(true)
+        t.start()
+        try body
+        finally
+          running.set(false)
+          t.join(30_000)
+
   /** `12s/30s, 1,234 req/s answered, 41 platform threads, blocking-pool 8/8 busy`. */
   private def status(s: Sample, before: Option[Sample], total: Double): String =
     val rate = for

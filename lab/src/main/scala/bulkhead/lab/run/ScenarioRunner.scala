@@ -92,7 +92,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     /** The warm-up alone (JIT, not measured); how long it ran. */
     def warmUp(s: Scenario): FiniteDuration =
       progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
-      ScenarioRunner.this.warmUp(s, service, dependencies.values.toSeq)
+      ScenarioRunner.this.warmUp(s, service, jvm, dependencies)
 
     /** One measured run of `driver` (no warm-up, no attempts), written to `dir` with its place on a curve. */
     def measureWith(s: Scenario, driver: LoadDriver, dir: Path, step: Option[CapacityStep]): RunRecord =
@@ -125,7 +125,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         if s.warmup > Duration.Zero then
           progress(s"  warm-up ${s.warmup.toSeconds}s per target (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), " +
             "not measured")
-          servers.foreach((_, served) => warmUp(s, served))
+          servers.foreach((t, served) => warmUp(s, served, t.jvm))
         val earlier = (1 until s.attempts).flatMap { i =>
           servers.map { (t, served) =>
             progress(s"  attempt $i of ${s.attempts}: $t")
@@ -147,15 +147,23 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
    * settled; how long it ran. A warm-up at more connections than the load is followed by a pause: its last requests
    * (on 1 s SOAP calls, up to 2,000 of them) would otherwise be answered, and cost CPU, inside the measured run.
    */
-  private def warmUp(s: Scenario, served: Served, dependencies: Seq[Long] = Nil): FiniteDuration =
-    val pids = served.child.pid +: dependencies
-    val ran = WarmUp.run(ScenarioRunner.warmUpThreads(s), s.warmupConnections.getOrElse(s.load.concurrency), s.warmup,
-      served.url(s.path),
-      jit = () => pids.flatMap(CpuUsage.compilerSeconds).reduceOption(_ + _),
-      onExtra = share =>
-        progress(f"  the JIT still took ${share * 100}%.0f %% of a core: ${WarmUp.RunLength.toSeconds} s more"))
+  private def warmUp(s: Scenario, served: Served, jvm: Boolean,
+      dependencies: Map[String, Long] = Map.empty): FiniteDuration =
+    val pids = served.child.pid +: dependencies.values.toSeq
+    val ran = Measurement.sampledMeanwhile(Some(samplerOf(s, served, jvm, dependencies)), s.sampleEvery) {
+      WarmUp.run(ScenarioRunner.warmUpThreads(s), s.warmupConnections.getOrElse(s.load.concurrency), s.warmup,
+        served.url(s.path),
+        jit = () => pids.flatMap(CpuUsage.compilerSeconds).reduceOption(_ + _),
+        onExtra = share =>
+          progress(f"  the JIT still took ${share * 100}%.0f %% of a core: ${WarmUp.RunLength.toSeconds} s more"))
+    }
     if s.warmupConnections.exists(_ > s.load.concurrency) then Thread.sleep(ScenarioRunner.AfterLargerWarmUp.toMillis)
     ran
+
+  /** The sampler of `service`: its threads when it is a JVM, its /metrics when it is bulkhead. */
+  private def samplerOf(s: Scenario, service: Served, jvm: Boolean, dependencies: Map[String, Long]): ServiceSampler =
+    val metricsUrl = Option.when(s.targets.forall(_ == Target.Bulkhead))(service.url("/metrics"))
+    ServiceSampler(service.child.pid, metricsUrl, threadDumps = jvm, dependencies = dependencies)
 
   /** An unsampled attempt: its throughput (expected answers per second). */
   private def attempt(s: Scenario, url: String, dir: Path): Double =
@@ -169,7 +177,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       if s.warmup <= Duration.Zero then Duration.Zero
       else
         progress(s"  warm-up ${s.warmup.toSeconds}s (JIT, in runs of ${WarmUp.RunLength.toSeconds} s), not measured")
-        warmUp(s, service, dependencies.values.toSeq)
+        warmUp(s, service, jvm, dependencies)
     // Earlier attempts (seed 002: three in a row, for the JIT) are measured and reported; the last one is analysed.
     val before = earlier ++ (1 until s.attempts).map { i =>
       progress(s"  attempt $i of ${s.attempts}")
@@ -183,8 +191,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
       dependencies: Map[String, Long], cluster: Seq[ClusterNode], warmed: FiniteDuration,
       step: Option[CapacityStep]): RunRecord =
     val url = service.url(s.path)
-    val metricsUrl = Option.when(s.targets.forall(_ == Target.Bulkhead))(service.url("/metrics"))
-    val sampler = ServiceSampler(service.child.pid, metricsUrl, threadDumps = jvm, dependencies = dependencies)
+    val sampler = samplerOf(s, service, jvm, dependencies)
     val others = cluster.drop(1)
     val started = Instant.now()
     val outcomes = Measurement.runNodes(driver, url, dir,

@@ -16,6 +16,9 @@ object CpuUsage:
         ticksOf(Files.readString(p)).map(_ / TicksPerSecond)
       catch case _: Exception => None
 
+  /** CPU time of this JVM (the lab): what its sampling cost the machine it shares with the service. */
+  def ownSeconds: Option[Double] = seconds(ProcessHandle.current().pid())
+
   /** CPU time of a process and its direct children (nginx's master and its worker), in seconds. */
   def treeSeconds(pid: Long): Option[Double] =
     seconds(pid).map { own =>

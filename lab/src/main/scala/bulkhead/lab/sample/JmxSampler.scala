@@ -38,7 +38,8 @@ final class JmxSampler(connection: JmxConnection) extends ProcessSampler:
     val cpu = connection.call("process CPU")(connection.os.getProcessCpuTime).toOption.filter(_ >= 0).map(_ / 1e9)
     val threads = connection.call("thread count")(connection.threads.getThreadCount).toOption
     val machine = machineTicks()
-    Sample(second, Nil, threads, None, cpu, machine.map(_._1), machine.map(_._2), None)
+    Sample(second, Nil, threads, None, cpu, machine.map(_._1), machine.map(_._2), None,
+      labCpuSeconds = CpuUsage.ownSeconds)
 
   /** Busy and total ticks so far: the first reading starts the count (its load covers an interval unknown here). */
   private def machineTicks(): Option[(Long, Long)] = synchronized {

@@ -42,4 +42,5 @@ final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: B
     val machine = CpuUsage.machineBusy()
     Sample(second, Nil, proc.map(_.threads), proc.map(_.residentMb), CpuUsage.treeSeconds(pid),
       machine.map(_._1), machine.map(_._2), None,
-      dependencies.flatMap((name, p) => CpuUsage.treeSeconds(p).map(name -> _)), CpuUsage.compilerSeconds(pid))
+      dependencies.flatMap((name, p) => CpuUsage.treeSeconds(p).map(name -> _)), CpuUsage.compilerSeconds(pid),
+      safepoints = PerfCounters.read(pid).flatMap(PerfCounters.safepoints), labCpuSeconds = CpuUsage.ownSeconds)

@@ -28,6 +28,12 @@ class JvmMetersSpec extends AnyFlatSpec with Matchers:
     metric(text, "system_available_processors") shouldBe Some(Runtime.getRuntime.availableProcessors().toDouble)
   }
 
+  it should "leave out the thread counts by state, which ask for every thread's info six times a scrape" in {
+    val text = registry.scrape()
+    text should not include "jvm_threads_states"
+    metric(text, "jvm_threads_daemon_threads").get should be >= 1.0
+  }
+
   it should "keep the JVM's threads and memory families" in {
     val text = registry.scrape()
     metric(text, "jvm_threads_live_threads").get should be >= 1.0
