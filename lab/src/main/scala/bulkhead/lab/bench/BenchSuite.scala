@@ -7,7 +7,8 @@ import scala.concurrent.duration.FiniteDuration
 
 /**
  * A benchmark suite: scenario files in `lab/scenarios/bench/<name>/`, one per case, each naming the servers it runs
- * on (`targets`). `reference` names the case every other one is compared with (the A/B suite's defaults).
+ * on (`targets`). `reference` names the case every other one is compared with (the A/B suite's defaults); a case
+ * may name its own instead (its scenario's `compare-with`).
  */
 final case class BenchSuite(name: String, summary: String, reference: Option[String] = None):
   def directory(root: Path): Path = root.resolve("lab/scenarios/bench").resolve(name)
@@ -18,7 +19,13 @@ final case class BenchSuite(name: String, summary: String, reference: Option[Str
     if !Files.isDirectory(dir) then Left(s"no scenario directory for bench $name: $dir")
     else Scenario.files(Seq(dir.toString)).flatMap { files =>
       val read = files.map(Scenario.load(_))
-      read.collectFirst { case Left(e) => e }.toLeft(read.collect { case Right(s) => s })
+      read.collectFirst { case Left(e) => e }.toLeft(read.collect { case Right(s) => s }).flatMap { cases =>
+        val names = cases.map(_.name).toSet
+        cases.collectFirst { case c if c.compareWith.exists(!names(_)) =>
+          s"${c.source}: compare-with names ${c.compareWith.get}, which is no case of bench $name " +
+            s"(${names.toSeq.sorted.mkString(", ")})"
+        }.toLeft(cases)
+      }
     }
 
 object BenchSuite:
@@ -30,8 +37,7 @@ object BenchSuite:
     BenchSuite("ab", "bulkhead's /hello with each of its costs switched off alone, then all, beside minimal Pekko HTTP",
       reference = Some("defaults")),
     BenchSuite("cluster", "/customers, blocking SOAP client (25 threads per node, stub 1 s), 100 clients on 1, 2, 3 nodes"),
-    BenchSuite("sampler", "the lab's own cost: /hello at c=100 and 2,000 held threads, sampling off, every 5 s, every 1 s",
-      reference = Some("hello-unsampled")))
+    BenchSuite("sampler", "the lab's own cost: /hello at c=100 and 2,000 held threads, sampling off, every 5 s, every 1 s"))
 
   def named(name: String): Option[BenchSuite] = All.find(_.name == name)
 

@@ -2,6 +2,7 @@ package bulkhead.lab.report
 
 import bulkhead.lab.load.WarmUp
 import bulkhead.lab.model.Target
+import bulkhead.lab.record.{CpuPerRequest, RunRecord}
 
 /**
  * A benchmark's figures, rendered from its records alone: one row per case and server (medians over the rounds), the
@@ -42,16 +43,22 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
       }
     }
 
-  /** Each case against the reference case (the A/B suite's defaults): what switching its candidate off saved. */
+  /**
+   * Each case against the reference case (the A/B suite's defaults, the sampler suite's unsampled run): what switching
+   * its candidate off or on moved, as medians of the ratios paired round by round ([[BenchRow.pairedRatios]]).
+   */
   def againstReference: Seq[String] =
-    val base = reference.flatMap(ref => rows.find(r => r.name == ref && bulkhead(r)))
-    base.toSeq.flatMap { b =>
-      rows.filter(r => bulkhead(r) && r.name != b.name).map { r =>
+    def referenceOf(r: BenchRow) = r.records.head.info.compareWith.orElse(reference)
+      .flatMap(ref => rows.find(b => b.name == ref && bulkhead(b))).filter(_.name != r.name)
+    rows.filter(bulkhead).flatMap(r => referenceOf(r).map(r -> _)).map { (r, b) =>
         val cpu = for us <- r.cpuMicros; baseUs <- b.cpuMicros yield
           f"$us%.1f us CPU/request against $baseUs%.1f (${us - baseUs}%+.1f us, ${(us / baseUs - 1) * 100}%+.1f %%)"
-        s"${r.name}: ${cpu.getOrElse("CPU per request not measured")}; req/s ${ratio(Some(r.throughput),
-          Some(b.throughput))}, p99 ${ratio(Some(r.p99Ms), Some(b.p99Ms))} x ${b.name}"
-      }
+        def paired(what: String, figure: RunRecord => Option[Double]) = r.pairedRatios(b, figure).map((m, each) =>
+          if each.size > 1 then f"$what $m%.2f (${each.map(x => f"$x%.2f").mkString(" ")})" else f"$what $m%.2f")
+        val ratios = Seq(paired("req/s", x => Some(x.throughput)), paired("p99", x => Some(x.load.latency.p99Ms)),
+          paired("CPU/request", CpuPerRequest.service)).flatten
+        s"${r.name}: ${cpu.getOrElse("CPU per request not measured")}; ${ratios.mkString(", ")} x ${b.name}" +
+          (if r.records.size > 1 then " (median of the rounds' ratios, each round's in brackets)" else "")
     }
 
   val header: Seq[String] = Seq("case", "server", "load", "req/s (median)", "req/s per round", "Little's-law bound",
@@ -122,7 +129,7 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
        |
        |@@TABLE@@
        |${section("bulkhead against the peers (bulkhead / peer; CPU per request: lower is cheaper)", ratios)}${
-         section(s"Each case against `${reference.getOrElse("")}`", againstReference)}${
+         section("Each case against its reference, round by round", againstReference)}${
          section("Did not run", failures)}
        |## Cases
        |

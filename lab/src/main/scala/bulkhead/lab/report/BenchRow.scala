@@ -56,6 +56,17 @@ final case class BenchRow(name: String, target: String, records: Seq[RunRecord])
     rounds.flatMap(_.samples).flatMap(_.metrics.toSeq.flatMap(_.pools)).flatMap(p => p.active.map(p.label -> _))
       .groupMapReduce(_._1)(_._2)(_ max _).filter(_._2 > 0)
 
+  /**
+   * This row's figure over `other`'s, round by round (the rounds of a bench are interleaved: round i of both ran
+   * minutes apart at most, on the same machine state), and the median of those ratios. On a machine whose speed drifts
+   * from round to round (another tenant's load), a ratio of medians mixes slow and fast rounds; paired, the drift
+   * cancels. None when no round has the figure on both.
+   */
+  def pairedRatios(other: BenchRow, figure: RunRecord => Option[Double]): Option[(Double, Seq[Double])] =
+    val ratios = rounds.zip(other.rounds).flatMap((a, b) =>
+      for x <- figure(a); y <- figure(b) if y > 0 && !x.isNaN yield x / y)
+    BenchRow.medianOption(ratios).map(_ -> ratios)
+
   def bound: Option[Bound] = rounds.head.info.declaredBound
   def ratioToBound: Option[Double] = bound.map(b => throughput / b.perSecond)
 

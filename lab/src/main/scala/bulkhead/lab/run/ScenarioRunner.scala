@@ -220,7 +220,7 @@ object ScenarioRunner:
       s.source.toString, sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString),
       Runtime.getRuntime.availableProcessors(), started.toString, s.warmup.toMillis / 1000.0, s.bound,
       Option.when(s.targets.contains(Target.Bulkhead))(heapOf(s)), expectedCap = s.expectedCap,
-      expectedFix = s.expectedFix.map(_.key), cpus = s.cpus)
+      expectedFix = s.expectedFix.map(_.key), cpus = s.cpus, compareWith = s.compareWith)
 
   /**
    * The pause after a warm-up at more connections than the load: long enough for the warm-up's last calls (a 1 s

@@ -121,6 +121,8 @@ final case class Scenario(
     cpus: Option[Int] = None,
     /** The service's heap (`-Xmx`, e.g. `400m`); the lab's default otherwise. */
     heap: Option[String] = None,
+    /** A benchmark case this one is set against, round by round (`compare-with`: the same load without its change). */
+    compareWith: Option[String] = None,
     /** A pool that holds each request for `workSeconds` (name, threads): with the clients, the Little's-law bound. */
     boundPool: Option[(String, Int)] = None,
     /**
@@ -154,7 +156,7 @@ object Scenario:
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "load.rate", "load.rate-steps", "warmup",
     "sampling.every", "work-seconds", "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix",
     "service.cpus", "expect.status-class", "service.heap", "bound.pool", "bound.threads", "cluster.nodes",
-    "warmup-connections", "postgres")
+    "warmup-connections", "postgres", "compare-with")
 
   /** The highest arrival rate an open loop may ask for (req/s): far above what one machine's generator sends. */
   val MaxRate = 100000.0
@@ -290,6 +292,7 @@ object Scenario:
         expectedFix = expectedFix.flatMap(_.toOption),
         cpus = Option.when(c.hasPath("service.cpus"))(int("service.cpus", 1)),
         heap = opt("service.heap"),
+        compareWith = opt("compare-with"),
         boundPool = for p <- opt("bound.pool"); t <- Option.when(c.hasPath("bound.threads"))(c.getInt("bound.threads"))
           yield (p, t),
         clusterNodes = int("cluster.nodes", 1),

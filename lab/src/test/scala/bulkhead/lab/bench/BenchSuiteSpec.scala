@@ -64,3 +64,20 @@ class BenchSuiteSpec extends AnyFlatSpec with Matchers:
     BenchSuite.of("/x/lab/scenarios/bench/ab/00-defaults.conf").map(_.name) shouldBe Some("ab")
     BenchSuite.of("/x/lab/scenarios/seeds/07-hello-c100.conf") shouldBe None
   }
+
+  "bench sampler" should "set each sampled case against the same load unsampled, and refuse a reference it lacks" in {
+    val suite = BenchSuite.named("sampler").get
+    val cases = suite.cases(root).toOption.get
+    cases.filter(_.sampleEvery > Duration.Zero).map(c => c.name -> c.compareWith) shouldBe Seq(
+      "hello-every-1s" -> Some("hello-unsampled"), "hello-every-5s" -> Some("hello-unsampled"),
+      "threads-2000-every-1s" -> Some("threads-2000-unsampled"),
+      "threads-2000-every-5s" -> Some("threads-2000-unsampled"))
+    val dir = java.nio.file.Files.createTempDirectory("bench-suite")
+    try
+      val suiteDir = java.nio.file.Files.createDirectories(dir.resolve("lab/scenarios/bench/sampler"))
+      java.nio.file.Files.writeString(suiteDir.resolve("a.conf"),
+        "name = a\nload { path = /hello, connections = 1, duration = 1s }\ncompare-with = nowhere\n")
+      suite.cases(dir).left.toOption.get should include("compare-with names nowhere")
+    finally
+      java.nio.file.Files.walk(dir).sorted(java.util.Comparator.reverseOrder()).forEach(java.nio.file.Files.delete)
+  }

@@ -54,3 +54,14 @@ class BenchRowSpec extends AnyFlatSpec with Matchers:
       f"hello-c100 on bulkhead: ${bulkhead.throughput}%,.1f req/s, ${bulkhead.cpuMicros.get}%.1f us CPU/request, p50 ")
     bulkhead.line("x") should endWith("(median of 3 rounds)")
   }
+
+  it should "pair two rows' rounds in the order they ran, and take the median of the rounds' ratios" in {
+    val (bulkhead, spray) = (hello.find(_.target == "bulkhead").get, hello.find(_.target == "spray").get)
+    def inOrder(r: BenchRow) = r.records.sortBy(BenchRow.startedMillis).map(_.throughput)
+    val expected = inOrder(bulkhead).zip(inOrder(spray)).map(_ / _)
+    val (median, each) = bulkhead.pairedRatios(spray, r => Some(r.throughput)).get
+    each shouldBe expected
+    median shouldBe expected.sorted.apply(1)
+    // A figure no round has gives no ratio, rather than a NaN one.
+    bulkhead.pairedRatios(spray, _ => None) shouldBe None
+  }
