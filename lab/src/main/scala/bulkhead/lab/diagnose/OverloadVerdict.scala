@@ -15,7 +15,8 @@ object OverloadVerdict:
     Seq(
       Check("no shedding below the limit", below.forall(_.shedPerSecond == 0),
         each(below)(s => f"${s.shedPerSecond}%.0f 503/s")),
-      Check("503 above the limit", above.forall(_.shedPerSecond > 0), each(above)(s => f"${s.shedPerSecond}%.0f 503/s")),
+      Check("503 above the limit", above.forall(_.shedPerSecond > 0),
+        each(above)(s => f"${s.shedPerSecond}%.0f 503/s")),
       Check("every 503 carries Retry-After", steps.forall(_.shedWithoutRetryAfter == 0),
         s"${steps.map(_.shedWithoutRetryAfter).sum} without"),
       Check("503 at once (p50 below a tenth of the third party's latency)",

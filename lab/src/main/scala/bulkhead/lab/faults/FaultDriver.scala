@@ -2,7 +2,7 @@ package bulkhead.lab.faults
 
 import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, UserGroup}
 import bulkhead.lab.model.LoadFigures
-import bulkhead.lab.record.FaultTimeline
+import bulkhead.lab.record.{FaultExpectation, FaultTimeline}
 import bulkhead.lab.sample.Retained
 
 import java.net.URI
@@ -26,9 +26,7 @@ final case class Phases(baseline: FiniteDuration, hold: FiniteDuration, holdPast
  */
 final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers: Int,
     controls: (RequestLog, Int => String) => FaultControls, progress: String => Unit) extends LoadDriver:
-  private final case class Ran(injectAt: Double, clearAt: Double, endAt: Double, log: Seq[RequestLog.Entry],
-      usersEnded: Boolean)
-  @volatile private var ran: Option[Ran] = None
+  @volatile private var ran: Option[FaultRan] = None
 
   def concurrency: Int = users
   def measuredSeconds: Double = phases.total(fault).toMillis / 1000.0
@@ -39,13 +37,12 @@ final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers:
 
   def run(url: String, dir: Path): Either[String, LoadFigures] =
     LoadDriver.requireLoopback(url)
-    val uri = URI.create(url)
-    def path(n: Int) = s"${uri.getPath}/${n % customers + 1}"
     val log = RequestLog()
+    val path = FaultRan.ids(url, customers)
     val target = controls(log, path)
     def now = (System.nanoTime() - log.t0Nanos) / 1e9
     val hold = phases.holdOf(fault)
-    val steady = ClosedLoopUsers.start(UserGroup("steady", users, uri.getPort, path), log)
+    val steady = ClosedLoopUsers.start(UserGroup("steady", users, URI.create(url).getPort, path), log)
     // Whatever happens, no user of this run outlives it (a failed injection must not leave load on the next run).
     try
       Thread.sleep(phases.baseline.toMillis)
@@ -61,7 +58,7 @@ final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers:
       val endAt = now
       target.releaseAll()
       val entries = log.all
-      ran = Some(Ran(injectAt, clearAt, endAt, entries, ended))
+      ran = Some(FaultRan(injectAt, clearAt, endAt, entries, ended))
       Right(ClosedLoopUsers.figures(entries, users, 0.0, endAt, describe(url)))
     finally
       steady.abandon()
@@ -73,5 +70,23 @@ final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers:
    * what the service retained `before` the fault and `after` the run; `mode` the service's SOAP mode.
    */
   def timeline(mode: String, before: Retained, after: Retained): FaultTimeline =
-    val r = ran.getOrElse(throw IllegalStateException(s"${fault.name} did not run"))
-    FaultTimeline.of(fault.name, mode, fault.expect, r.injectAt, r.clearAt, r.endAt, r.log, before, after, r.usersEnded)
+    FaultRan.timeline(ran, fault.name, mode, fault.expect, before, after)
+
+/**
+ * What a fault's run recorded besides its figures: when the fault was injected and cleared and the load stopped
+ * (seconds of the run's request log), every request, and whether every user ended.
+ */
+private[faults] final case class FaultRan(injectAt: Double, clearAt: Double, endAt: Double,
+    log: Seq[RequestLog.Entry], usersEnded: Boolean)
+
+private[faults] object FaultRan:
+  /** The paths a driver's users ask for: the URL's collection (`/customers`) and an id of 1..`customers`. */
+  def ids(url: String, customers: Int): Int => String =
+    val collection = URI.create(url).getPath
+    n => s"$collection/${n % customers + 1}"
+
+  /** The run's timeline, with what the service retained `before` and `after`; refused before the run ended. */
+  def timeline(ran: Option[FaultRan], fault: String, mode: String, expect: FaultExpectation, before: Retained,
+      after: Retained): FaultTimeline =
+    val r = ran.getOrElse(throw IllegalStateException(s"$fault did not run"))
+    FaultTimeline.of(fault, mode, expect, r.injectAt, r.clearAt, r.endAt, r.log, before, after, r.usersEnded)

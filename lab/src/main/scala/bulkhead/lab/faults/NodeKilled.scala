@@ -54,7 +54,7 @@ object NodeKilled:
       val nodes = ServiceCluster.start(stack, s.nodes, flags ++ deps.serviceFlags, progress)
       val (front, victim, survivors) = (nodes.head, nodes.last, nodes.init)
       progress(s"  warm-up ${s.warmUp.toSeconds} s, not recorded")
-      FaultWarmUp.run(front.served, s.clients, n => s"/customers/${n % s.customers + 1}", s.warmUp)
+      FaultWarmUp.run(front.served, s.clients, FaultRan.ids(front.url("/customers"), s.customers), s.warmUp)
       def retained(n: ClusterNode) = Retained.read(n.served.child.pid, n.url("/metrics"))
       def sampler(n: ClusterNode) = ServiceSampler(n.served.child.pid, Some(n.url("/metrics")))
       val before = survivors.map(n => n.address -> retained(n)).toMap

@@ -18,9 +18,7 @@ import java.nio.file.Path
  */
 final class NodeKilledDriver(s: NodeKilledSettings, stack: Stack, victim: ClusterNode,
     restarted: ClusterNode => Unit, progress: String => Unit) extends LoadDriver:
-  private final case class Ran(killAt: Double, restartAt: Double, endAt: Double, log: Seq[RequestLog.Entry],
-      usersEnded: Boolean)
-  @volatile private var ran: Option[Ran] = None
+  @volatile private var ran: Option[FaultRan] = None
 
   def concurrency: Int = s.clients
   def measuredSeconds: Double = (s.baseline + s.hold + s.recovery).toMillis / 1000.0
@@ -31,11 +29,10 @@ final class NodeKilledDriver(s: NodeKilledSettings, stack: Stack, victim: Cluste
 
   def run(url: String, dir: Path): Either[String, LoadFigures] =
     LoadDriver.requireLoopback(url)
-    val uri = URI.create(url)
     val log = RequestLog()
     def now = (System.nanoTime() - log.t0Nanos) / 1e9
-    val users = ClosedLoopUsers.start(UserGroup("steady", s.clients, uri.getPort,
-      n => s"${uri.getPath}/${n % s.customers + 1}"), log)
+    val users = ClosedLoopUsers.start(UserGroup("steady", s.clients, URI.create(url).getPort,
+      FaultRan.ids(url, s.customers)), log)
     try
       Thread.sleep(s.baseline.toMillis)
       val killAt = now
@@ -53,7 +50,7 @@ final class NodeKilledDriver(s: NodeKilledSettings, stack: Stack, victim: Cluste
       val ended = users.stop()
       val endAt = now
       val entries = log.all
-      ran = Some(Ran(killAt, restartAt, endAt, entries, ended))
+      ran = Some(FaultRan(killAt, restartAt, endAt, entries, ended))
       Right(ClosedLoopUsers.figures(entries, s.clients, 0.0, endAt, describe(url)))
     finally users.abandon()
 
@@ -63,9 +60,8 @@ final class NodeKilledDriver(s: NodeKilledSettings, stack: Stack, victim: Cluste
    * stayed up.
    */
   def timeline(before: Retained, after: Retained, others: Seq[NodeRetained]): FaultTimeline =
-    val r = ran.getOrElse(throw IllegalStateException(s"${NodeKilled.Name} did not run"))
-    FaultTimeline.of(NodeKilled.Name, NodeKilled.SoapMode, NodeKilledVerdict.Designed, r.killAt, r.restartAt, r.endAt,
-      r.log, before, after, r.usersEnded).copy(nodeKill = Some(NodeKill(victim.address, others)))
+    FaultRan.timeline(ran, NodeKilled.Name, NodeKilled.SoapMode, NodeKilledVerdict.Designed, before, after)
+      .copy(nodeKill = Some(NodeKill(victim.address, others)))
 
 object NodeKilledDriver:
   /** Seconds the run goes on once the restarted node serves HTTP: Pekko's join and the Receptionist's gossip. */

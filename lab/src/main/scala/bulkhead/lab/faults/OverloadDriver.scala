@@ -48,8 +48,8 @@ final class OverloadDriver(maxInFlight: Int, customers: Int, step: FiniteDuratio
     try
       val windows = Factors.map { f =>
         val target = usersAt(f)
-        groups :+= ClosedLoopUsers.start(UserGroup(s"x$f", target - users, uri.getPort,
-          n => s"${uri.getPath}/${n % customers + 1}"), log)
+        groups :+= ClosedLoopUsers.start(UserGroup(s"x$f", target - users, uri.getPort, FaultRan.ids(url, customers)),
+          log)
         users = target
         Thread.sleep(1000) // the step's transition, not measured
         val from = now

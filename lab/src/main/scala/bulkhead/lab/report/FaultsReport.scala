@@ -97,7 +97,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
   private def rampSection: String =
     val r = verdict.ramps.head.record
     s"""## ${r.info.title.capitalize}
-       |${r.info.loadDescription}; ${r.info.settings.getOrElse("")}.
+       |Setup: ${r.info.loadDescription}; ${r.info.settings.getOrElse("-")}.
        |
        |@@RAMP@@
        |
@@ -108,8 +108,8 @@ final class FaultsReport(val verdict: FaultsVerdict):
     val r = c.record
     val t = FaultVerdict.timeline(r)
     s"""## A node killed: ${if c.passed then "every check passed" else "SOME CHECKS FAILED"}
-       |${r.info.settings.getOrElse("")}; ${r.info.loadDescription}; stub latency ${r.info.stubLatency.getOrElse("-")};
-       |nodes ${r.info.nodes.mkString(", ")} (the first is the front); bound
+       |Setup: ${r.info.settings.getOrElse("-")}; ${r.info.loadDescription}; stub latency
+       |${r.info.stubLatency.getOrElse("-")}; nodes ${r.info.nodes.mkString(", ")} (the first is the front); bound
        |${r.info.declaredBound.fold("-")(b => f"${b.perSecond}%.0f req/s (${b.what})")}. ${NodeKilledVerdict.kill(r)
          .killed} was SIGKILLed at ${f1(t.injectAt)} s, started again (same cluster port) at ${f1(t.clearAt)} s; the
        |load stopped at ${f1(t.endAt)} s. Threads and heap of the nodes that stayed up were read after a full GC
