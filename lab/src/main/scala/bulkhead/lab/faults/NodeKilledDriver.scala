@@ -5,7 +5,7 @@ import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, UserGroup}
 import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.process.{ClusterNode, ServiceCluster, Stack}
 import bulkhead.lab.record.{FaultTimeline, NodeKill, NodeRetained}
-import bulkhead.lab.sample.{ProcessSampler, Retained, Sample}
+import bulkhead.lab.sample.Retained
 
 import java.net.URI
 import java.nio.file.Path
@@ -66,14 +66,3 @@ final class NodeKilledDriver(s: NodeKilledSettings, stack: Stack, victim: Cluste
 object NodeKilledDriver:
   /** Seconds the run goes on once the restarted node serves HTTP: Pekko's join and the Receptionist's gossip. */
   val MinAfterServing = 15.0
-
-/**
- * Samples a node across a restart: its first process, then each new one it is told of. The killed node's samples
- * read nothing while it is down (its process is gone) and its new process's once it is back.
- */
-final class RestartedNodeSampler(first: ProcessSampler) extends ProcessSampler:
-  @volatile private var current = first
-  def follow(next: ProcessSampler): Unit = current = next
-  def sample(second: Double): Sample = current.sample(second)
-  def process(second: Double): Sample = current.process(second)
-  def lastDumpError: Option[String] = current.lastDumpError
