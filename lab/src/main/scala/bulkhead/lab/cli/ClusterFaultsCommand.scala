@@ -1,8 +1,8 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.faults.{NodeKilled, NodeKilledReport, NodeKilledSettings, ServiceDefaults}
+import bulkhead.lab.faults.{NodeKilled, NodeKilledSettings, ServiceDefaults}
 import bulkhead.lab.process.Launch
-import bulkhead.lab.report.Environment
+import bulkhead.lab.report.{Environment, SuiteReport}
 import scopt.OParser
 
 import java.nio.file.{Files, Path}
@@ -34,22 +34,17 @@ object ClusterFaultsCommand extends LabCommand:
     val launch = Launch.fromSystem()
     val settings = NodeKilledSettings(ServiceDefaults.read(launch.serviceClasspath).soapTimeout, nodes = o.nodes)
     val dir = o.out.getOrElse(Paths.results("cluster-faults"))
-    val loadAverage = Environment.loadAverage()
     println(s"bulkhead lab cluster-faults: ${NodeKilled.Name} on ${settings.nodes} nodes; report in $dir; " +
-      s"load average $loadAverage")
+      s"load average ${Environment.loadAverage()}")
     val outcome =
-      try Right(NodeKilled.run(settings, launch, Files.createTempDirectory("bulkhead-cluster-faults"), println))
+      try Right(NodeKilled.run(settings, launch, Files.createDirectories(dir), println))
       catch case e: Exception => Left(Option(e.getMessage).getOrElse(e.getClass.getSimpleName))
     outcome match
       case Left(err) =>
         System.err.println(s"bulkhead lab cluster-faults: could not run: $err")
         1
       case Right(record) =>
-        val report = NodeKilledReport(s"./bulkhead lab cluster-faults ${args.mkString(" ")}".trim,
-          Environment.read(launch), settings, record, loadAverage)
-        val file = report.write(dir)
-        println()
-        println(report.checkLines)
-        println(s"\n${if report.passed then "every check passed" else "SOME CHECKS FAILED"}; report: $file")
-        if report.passed then 0 else 1
+        val report = SuiteReport(s"bulkhead cluster faults: ${NodeKilled.Name}",
+          s"./bulkhead lab cluster-faults ${args.mkString(" ")}".trim, Environment.read(launch), Seq(record), Nil)
+        FaultsCommand.print(report, report.write(dir), Nil)
   }

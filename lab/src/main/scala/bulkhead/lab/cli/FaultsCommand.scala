@@ -2,6 +2,7 @@ package bulkhead.lab.cli
 
 import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings, ModePlan}
 import bulkhead.lab.process.Launch
+import bulkhead.lab.report.{Environment, SuiteReport}
 import scopt.OParser
 
 import java.nio.file.{Files, Path}
@@ -46,21 +47,35 @@ object FaultsCommand extends LabCommand:
     val base = if o.full then FaultSuiteSettings.Full else FaultSuiteSettings.Short
     val settings = base.copy(only = o.only, modes = o.modes.fold(base.modes)(_.map(ModePlan(_))))
     val dir = o.out.getOrElse(Paths.results(s"faults-${if o.full then "full" else "short"}"))
+    val launch = Launch.fromSystem()
+    println(s"bulkhead lab faults: results and report in $dir")
     val outcome =
-      try Right(FaultSuite.run(settings, Launch.fromSystem(), Files.createTempDirectory("bulkhead-faults"),
-        s"./bulkhead lab faults ${args.mkString(" ")}".trim, println))
+      try Right(FaultSuite.run(settings, launch, Files.createDirectories(dir), println))
       catch case e: Exception => Left(Option(e.getMessage).getOrElse(e.getClass.getSimpleName))
     outcome match
       case Left(err) =>
         // E.g. redis-server, the stub or the service did not start: say which, no stack trace.
         System.err.println(s"bulkhead lab faults: could not run: $err")
         1
-      case Right(report) =>
-        val file = report.write(dir)
-        println()
-        println(report.matrix)
-        println()
-        println(report.rampTable)
-        println(s"\n${if report.passed then "every check passed" else "SOME CHECKS FAILED"}; report: $file")
-        if report.passed then 0 else 1
+      case Right(run) =>
+        val report = SuiteReport(s"bulkhead faults suite (${if o.full then "full" else "short"})",
+          s"./bulkhead lab faults ${args.mkString(" ")}".trim, Environment.read(launch), run.records, run.failures)
+        FaultsCommand.print(report, report.write(dir), run.failures)
   }
+
+  /**
+   * Prints the fault matrix, the ramp's table and the verdict of a written report; 0 when every check passed and
+   * nothing failed to run, else 1.
+   */
+  def print(report: SuiteReport, file: Path, failures: Seq[String]): Int =
+    val faults = report.faults
+    val passed = failures.isEmpty && !faults.verdict.isEmpty && faults.passed
+    println()
+    if faults.matrixRows.nonEmpty then println(faults.matrix + "\n")
+    if faults.verdict.ramps.nonEmpty then println(faults.rampTables + "\n")
+    faults.verdict.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).flatMap(_.checks)
+      .foreach(c => println(s"- ${c.markdown}"))
+    failures.foreach(f => println(s"did not run: $f"))
+    println(s"\n${if passed then "every check passed" else "SOME CHECKS FAILED"}; report: $file and " +
+      s"${file.resolveSibling(SuiteReport.HtmlFile)}")
+    if passed then 0 else 1

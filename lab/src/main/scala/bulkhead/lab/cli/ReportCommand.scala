@@ -16,7 +16,7 @@ object ReportCommand extends LabCommand:
     val b = OParser.builder[Option[Path]]
     import b.*
     OParser.sequence(programName("bulkhead lab report"), head(summary),
-      arg[String]("DIR").text("a directory written by lab run, demo, accuracy or diagnose")
+      arg[String]("DIR").text("a directory written by lab run, demo, accuracy, diagnose, faults or cluster-faults")
         .action((d, _) => Some(Path.of(d))),
       help("help").text("print this help"))
 
@@ -34,7 +34,9 @@ object ReportCommand extends LabCommand:
         val report = SuiteReport(s"bulkhead: ${d.getFileName}", s"./bulkhead lab report $d", env, records, Nil)
         val file = report.write(d)
         println(report.table)
-        println(s"\nreport: $file and ${d.resolve("report.html")}")
+        // A faults run: its checks again, read from the records.
+        if !report.faults.verdict.isEmpty then FaultsCommand.print(report, file, Nil)
+        else println(s"\nreport: $file and ${d.resolve("report.html")}")
         // An accuracy run (every case names the resource it expects): its score again too.
         if records.exists(_.info.expectedResource.isDefined) then
           val accuracy = AccuracyReport(records)

@@ -1,24 +1,10 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.load.Holding
+import bulkhead.lab.record.{BreakerExpectation, FaultExpectation}
 import bulkhead.stub.Latency
 
 import scala.concurrent.duration.*
-
-/** What the circuit breaker must do during a fault. */
-enum BreakerExpectation:
-  /** Opens while the fault is held and is closed again by the end of the run. */
-  case Opens
-  /** Never opens (e.g. failures are not consecutive, or the fault is not the third party's). */
-  case StaysClosed
-
-/** What a fault run may look like and still be correct. */
-final case class FaultExpectation(
-    /** Statuses the design gives for this fault, besides 200 (DESIGN.md; the enrichment pipeline's outcomes). */
-    designed: Set[Int],
-    breaker: BreakerExpectation,
-    /** The answers must be degraded (Redis unavailable) rather than failed while the fault is held. */
-    degrades: Boolean = false)
 
 /** The controls a fault acts through: the stub's admin endpoint, the Redis process, extra load. */
 trait FaultTarget:

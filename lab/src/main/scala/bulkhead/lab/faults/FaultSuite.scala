@@ -1,8 +1,10 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.process.{Children, Launch, SeedRedis, Served, Stack}
-import bulkhead.lab.report.Environment
-import bulkhead.lab.run.Progress
+import bulkhead.lab.diagnose.{FaultVerdict, OverloadVerdict}
+import bulkhead.lab.process.{Children, Dependencies, Launch, Served, Stack}
+import bulkhead.lab.record.RunRecord
+import bulkhead.lab.run.{Progress, SuiteOutcome}
+import bulkhead.lab.sample.{Retained, ServiceSampler}
 import bulkhead.stub.Latency
 
 import java.nio.file.Path
@@ -51,50 +53,42 @@ object FaultSuiteSettings:
 
 /**
  * `./bulkhead lab faults`: the fault matrix under load in each SOAP mode, then the overload ramp, on a real
- * redis-server, the real stub and the service, each in its own process on loopback. Returns the report.
+ * redis-server, the real stub and the service, each in its own process on loopback. Each run goes through the lab's
+ * one measuring loop ([[FaultRun]]) and is written as `<dir>/<mode>/<fault>/result.json` (the ramp's as
+ * `<dir>/overload-ramp/result.json`); the processes' logs go to `dir`. Returns the records; their verdict is
+ * [[bulkhead.lab.diagnose.FaultsVerdict]]'s.
  */
 object FaultSuite:
-  def run(s: FaultSuiteSettings, launch: Launch, work: Path, command: String, progress: String => Unit)
-      : FaultReport =
-    val stack = Stack(launch, work)
-    val env = Environment.read(launch)
+  /** The suite's service heap: a ceiling for its heap check (`./bulkhead serve` leaves the JVM's default). */
+  val Heap = "-Xmx1g"
+  /** The directory of the overload ramp's run. */
+  val RampName = "overload-ramp"
+
+  def run(s: FaultSuiteSettings, launch: Launch, dir: Path, progress: String => Unit): SuiteOutcome =
+    val stack = Stack(launch, dir)
     val shipped = ServiceDefaults.read(launch.serviceClasspath)
     require(s.stubLatencyMs * 10 > shipped.soapTimeout.toMillis * 11 / 10,
       s"latency-x10 (${s.stubLatencyMs * 10} ms) must be clearly past the SOAP timeout (${shipped.soapTimeout}): " +
         "calls that race the timeout answer or not by chance")
     require(s.phases.holdPastTimeout >= shipped.soapTimeout + 1500.millis, s"faults that fail at the SOAP timeout " +
       s"(${shipped.soapTimeout}) must be held past it, long enough for the breaker to see their failures")
-    val setup = Seq(
-      s"the service with the settings `./bulkhead serve` ships: ${shipped.describe}; the suite sets only the stub's " +
-        "and Redis's addresses and the SOAP mode",
-      s"${s.steadyUsers} steady keep-alive users on /customers/{id} (ids 1..${s.customers})",
-      s"stub latency fixed ${s.stubLatencyMs} ms",
-      s"phases: ${s.phases.baseline.toMillis / 1000.0} s before, ${s.phases.hold.toMillis / 1000.0} s held " +
-        s"(${s.phases.holdPastTimeout.toMillis / 1000.0} s for faults that fail at the SOAP timeout), " +
-        s"${s.phases.recovery.toMillis / 1000.0} s after",
-      "users wait Retry-After (at most 5 s) after a 503; new clients in the connection faults want an answer within " +
-        "5 s",
-      s"modes: ${s.runs.map((m, cs) => s"${m.mode} (${if cs.size == FaultCase.all.size then "every fault"
-        else cs.map(_.name).mkString(", ")})").mkString("; ")}",
-      s"overload ramp (non-blocking): max-in-flight ${s.rampMaxInFlight} instead of ${shipped.maxInFlight}, " +
-        s"${s.rampStep.toSeconds} s per step (at ${s.stubLatencyMs} ms a limit of ${s.rampMaxInFlight} in flight is " +
-        s"${s.rampMaxInFlight * 1000 / s.stubLatencyMs} req/s, under what this machine's CPU serves with the lab and " +
-        "the stub beside it)")
+    val settings = s"the settings `./bulkhead serve` ships: ${shipped.describe}; the suite sets only the stub's and " +
+      "Redis's addresses and the SOAP mode"
+    val rampSettings = s"the settings `./bulkhead serve` ships (${shipped.describe}) but max-in-flight " +
+      s"${s.rampMaxInFlight} instead of ${shipped.maxInFlight}: at ${s.stubLatencyMs} ms a limit of ${s.rampMaxInFlight} " +
+      s"in flight is ${s.rampMaxInFlight * 1000 / s.stubLatencyMs} req/s, under what this machine's CPU serves with the " +
+      "lab and the stub beside it"
     var failures = Vector.empty[String]
-    var outcomes = Vector.empty[FaultOutcome]
-    var suiteChecks = Vector.empty[(String, Check)]
-    var redis = stack.redis()
+    var records = Vector.empty[RunRecord]
     try
-      SeedRedis.load(s"redis://127.0.0.1:${redis.port}", s.customers)
-      val stub = stack.stub(Seq("--latency", s.stubLatency.describe, "--customers", s.customers.toString))
-      def serviceFlags(mode: String) = Seq("--soap-endpoint", stub.url("/soap"), "--redis-uri",
-        s"redis://127.0.0.1:${redis.port}", "--soap-mode", mode)
+      val deps = Dependencies.start(stack, dir, Some(s.customers),
+        Some(Seq("--latency", s.stubLatency.describe, "--customers", s.customers.toString)))
       // Steps: per mode a start and warm-up, then each fault (its phases and a few seconds to inject and clear; the
       // connection faults open and close 16,000 connections), then the ramp (a fresh service).
       def estimate(f: FaultCase) = s.phases.total(f).toSeconds + (if f.name.contains("connection-exhaustion") ||
         f.name == "slowloris" then 30.0 else 3.0)
       val estimates = s.runs.flatMap((_, cases) => (8.0 + s.warmUp.toSeconds) +: cases.map(estimate)) :+
-        (8.0 + s.rampWarmUp.toSeconds + OverloadRamp.Factors.size * s.rampStep.toSeconds)
+        (8.0 + s.rampWarmUp.toSeconds + OverloadDriver.Factors.size * s.rampStep.toSeconds)
       val steps = Progress(estimates)
       var step = 0
       def next(): String =
@@ -105,49 +99,80 @@ object FaultSuite:
         progress(s"${next()} ${plan.mode}: start and warm-up, then ${cases.size} faults")
         var service: Option[Served] = None
         try
-          service = Some(stack.service(serviceFlags(plan.mode), heap = "-Xmx1g"))
-          val runner = FaultRunner(stack, redis, stub, service.get, s.steadyUsers, shipped.maxConnections,
-            s.customers, s.stubLatency, progress)
-          runner.warmUp(s.warmUp)
-          val records = cases.flatMap { fault =>
+          val flags = Seq("--soap-mode", plan.mode)
+          service = Some(stack.service(flags ++ deps.serviceFlags, heap = Heap, name = s"service-${plan.mode}"))
+          val served = service.get
+          FaultWarmUp.run(served, s.steadyUsers, FaultRan.ids(served.url("/customers"), s.customers), s.warmUp)
+          // A first full GC and thread dump once warm: the first fault's baseline is not the JVM's first of either.
+          Retained.read(served.child.pid, served.url("/metrics"))
+          var baseline: Option[Retained] = None
+          val ran = cases.flatMap { fault =>
             progress(s"${next()} ${plan.mode} ${fault.name}")
             try
-              val record = runner.run(fault, s.phases)
-              Some(fault -> record)
+              val record = runFault(s, plan.mode, fault, flags, settings, shipped, deps, served,
+                dir.resolve(plan.mode).resolve(fault.name), progress)
+              val t = FaultVerdict.timeline(record)
+              if baseline.isEmpty then baseline = Some(t.before)
+              FaultVerdict.checks(record, baseline.get).filterNot(_.passed).foreach(c =>
+                progress(s"  ${plan.mode} ${fault.name}: FAIL ${c.name}: ${c.detail}"))
+              Some(record)
             catch
               case NonFatal(e) =>
                 failures :+= s"${plan.mode} ${fault.name}: ${e.getMessage}"
                 progress(s"  did not run: ${e.getMessage}")
                 None
           }
-          val baseline = records.headOption.map(_._2.before)
-          records.foreach { (fault, record) =>
-            val checks = FaultVerdict.checks(record, fault.expect, baseline.get)
-            checks.filterNot(_.passed).foreach(c =>
-              progress(s"  ${plan.mode} ${fault.name}: FAIL ${c.name}: ${c.detail}"))
-            outcomes :+= FaultOutcome(plan.mode, fault, record, checks)
-          }
-          redis = runner.redis
-          val wide = FaultVerdict.suiteChecks(records.map(_._2))
-          wide.foreach(c =>
+          records ++= ran
+          FaultVerdict.suiteChecks(ran.map(FaultVerdict.timeline)).foreach(c =>
             progress(s"  ${plan.mode} suite: ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
-          suiteChecks ++= wide.map(plan.mode -> _)
         catch
           case NonFatal(e) =>
             failures :+= s"${plan.mode}: ${e.getMessage}"
             progress(s"  ${plan.mode} did not run: ${e.getMessage}")
         finally service.foreach(_.child.stop())
       // A mode that did not start skipped its faults' steps: the ramp is the last step.
-      progress(s"${steps.start(estimates.size - 1)} overload ramp: ${OverloadRamp.Factors.mkString("x, ")}x of " +
+      progress(s"${steps.start(estimates.size - 1)} overload ramp: ${OverloadDriver.Factors.mkString("x, ")}x of " +
         s"max-in-flight ${s.rampMaxInFlight}")
-      val rampService = stack.service(
-        serviceFlags("non-blocking") ++ Seq("--max-in-flight", s.rampMaxInFlight.toString), heap = "-Xmx1g")
-      // A fresh JVM spends its first ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warm it longer.
-      FaultRunner.warmUp(rampService, s.rampMaxInFlight, n => s"/customers/${n % s.customers + 1}", s.rampWarmUp)
-      val ramp = OverloadRamp.run(rampService, s.rampMaxInFlight, s.customers, s.rampStep, progress)
-      rampService.child.stop()
-      val rampChecks = OverloadRamp.checks(ramp, s.stubLatencyMs)
-      rampChecks.foreach(c => progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+      val ramp = runRamp(s, rampSettings, deps, stack, dir.resolve(RampName), progress)
+      OverloadVerdict.checks(ramp.overload.get).foreach(c =>
+        progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
       progress(s"  ramp ${steps.finish()}; the faults suite took ${Progress.duration(steps.elapsed)}")
-      FaultReport(command, env, setup, outcomes, suiteChecks, ramp, rampChecks, failures)
+      SuiteOutcome(records :+ ramp, failures)
     finally Children.stopAll()
+
+  /** One fault on the running `service`: what it retained before, the measured run, what it retained after. */
+  private def runFault(s: FaultSuiteSettings, mode: String, fault: FaultCase, flags: Seq[String], settings: String,
+      shipped: ServiceDefaults, deps: Dependencies, service: Served, dir: Path, progress: String => Unit): RunRecord =
+    val metrics = service.url("/metrics")
+    val before = Retained.read(service.child.pid, metrics)
+    val driver = FaultDriver(fault, s.phases, s.steadyUsers, s.customers, (log, path) =>
+      FaultControls(deps, service, log, path, s.stubLatency, shipped.maxConnections, s.steadyUsers, progress), progress)
+    val info = FaultRun.info(s"$mode-${fault.name}", fault.description, service.url("/customers"), driver, flags,
+      s.stubLatency, s.customers, Heap, settings, Source)
+    val sampler = ServiceSampler(service.child.pid, Some(metrics), dependencies = deps.pids)
+    FaultRun.measure(info, driver, Seq(sampler), Seq(service.child.log), dir, progress) { record =>
+      Thread.sleep(500)
+      val after = Retained.read(service.child.pid, metrics)
+      record.copy(fault = Some(driver.timeline(mode, before, after)))
+    }
+
+  /**
+   * The overload ramp on a fresh service with `max-in-flight` at `rampMaxInFlight`. A fresh JVM spends its first
+   * ~30 s compiling (C1+C2 took ~7.6 s of CPU in 30 s here): warmed longer than a mode's service.
+   */
+  private def runRamp(s: FaultSuiteSettings, settings: String, deps: Dependencies, stack: Stack, dir: Path,
+      progress: String => Unit): RunRecord =
+    val flags = Seq("--soap-mode", "non-blocking", "--max-in-flight", s.rampMaxInFlight.toString)
+    val service = stack.service(flags ++ deps.serviceFlags, heap = Heap, name = "service-overload")
+    try
+      FaultWarmUp.run(service, s.rampMaxInFlight, FaultRan.ids(service.url("/customers"), s.customers), s.rampWarmUp)
+      val driver = OverloadDriver(s.rampMaxInFlight, s.customers, s.rampStep, s.stubLatencyMs, progress)
+      val info = FaultRun.info(RampName, s"overload: ${OverloadDriver.Factors.head}x to ${OverloadDriver.Factors.last}x " +
+        s"of max-in-flight ${s.rampMaxInFlight}", service.url("/customers"), driver, flags, s.stubLatency, s.customers,
+        Heap, settings, Source)
+      val sampler = ServiceSampler(service.child.pid, Some(service.url("/metrics")), dependencies = deps.pids)
+      FaultRun.measure(info, driver, Seq(sampler), Seq(service.child.log), dir, progress)(
+        _.copy(overload = Some(driver.overload)))
+    finally service.child.stop()
+
+  private val Source = "lab faults"

@@ -1,8 +1,9 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, UserGroup}
-import bulkhead.lab.model.MetricsReading
-import bulkhead.lab.process.{Children, Launch, SeedRedis, ServiceCluster, Stack}
+import bulkhead.lab.model.Bound
+import bulkhead.lab.process.{Children, ClusterNode, Dependencies, Launch, ServiceCluster, Stack}
+import bulkhead.lab.record.{NodeRetained, RunRecord}
+import bulkhead.lab.sample.{Retained, ServiceSampler}
 import bulkhead.stub.Latency
 
 import java.nio.file.Path
@@ -24,6 +25,7 @@ final case class NodeKilledSettings(soapTimeout: FiniteDuration, nodes: Int = No
   require(soapTimeout.toMillis > stubLatencyMs, s"the SOAP timeout must exceed the stub's $stubLatencyMs ms")
   require(hold >= 15.seconds, "the hold must outlast the split-brain resolver's decision (~10-12 s after the kill)")
   def bound: Double = math.min(nodes * workQueue, clients) * 1000.0 / stubLatencyMs
+  def stubLatency: Latency.Fixed = Latency.Fixed(stubLatencyMs)
   def boundWhat: String = s"min($nodes x $workQueue threads, $clients clients) / ${stubLatencyMs / 1000.0} s"
 
 object NodeKilledSettings:
@@ -33,70 +35,46 @@ object NodeKilledSettings:
 /**
  * `lab cluster-faults`: a Pekko Cluster of N service nodes under steady closed-loop load on the front (node 1), the
  * node with the highest address SIGKILLed (the split-brain resolver keeps the majority, and on a tie the lowest
- * address: the front), held, then started again on the same cluster port. Every request, the front's gauges and the
- * cluster as the front sees it are recorded each second.
+ * address: the front), held, then started again on the same cluster port. The Redis, stub and nodes are brought up as
+ * a scenario's cluster is; the run goes through the lab's one measuring loop ([[FaultRun]]), every node sampled each
+ * second (the front's /metrics hold the cluster as it sees it), and is written as `<dir>/node-killed/result.json`.
  */
 object NodeKilled:
   val Name = "node-killed"
-  /** Seconds the run goes on once the restarted node serves HTTP: Pekko's join and the Receptionist's gossip. */
-  private val MinAfterServing = 15.0
+  /** The SOAP client whose threads cap each node, so that the cluster's bound moves with its nodes. */
+  val SoapMode = "blocking"
 
-  def run(s: NodeKilledSettings, launch: Launch, work: Path, progress: String => Unit): NodeKilledRecord =
-    val stack = Stack(launch, work)
+  def run(s: NodeKilledSettings, launch: Launch, dir: Path, progress: String => Unit): RunRecord =
+    val stack = Stack(launch, dir)
     try
-      val redis = stack.redis()
-      SeedRedis.load(s"redis://127.0.0.1:${redis.port}", s.customers)
-      val stub = stack.stub(Seq("--latency", Latency.Fixed(s.stubLatencyMs).describe, "--customers",
-        s.customers.toString))
-      val flags = Seq("--soap-mode", "blocking", "--soap-endpoint", stub.url("/soap"), "--redis-uri",
-        s"redis://127.0.0.1:${redis.port}", "--set", s"bulkhead.enrichment.soap.work-queue.max=${s.workQueue}",
+      val deps = Dependencies.start(stack, dir, Some(s.customers),
+        Some(Seq("--latency", s.stubLatency.describe, "--customers", s.customers.toString)))
+      val flags = Seq("--soap-mode", SoapMode, "--set", s"bulkhead.enrichment.soap.work-queue.max=${s.workQueue}",
         "--set", s"bulkhead.enrichment.soap.request-timeout=${s.soapTimeout.toMillis}ms")
-      val nodes = ServiceCluster.start(stack, s.nodes, flags, progress)
+      val nodes = ServiceCluster.start(stack, s.nodes, flags ++ deps.serviceFlags, progress)
       val (front, victim, survivors) = (nodes.head, nodes.last, nodes.init)
-      def path(n: Int) = s"/customers/${n % s.customers + 1}"
       progress(s"  warm-up ${s.warmUp.toSeconds} s, not recorded")
-      FaultRunner.warmUp(front.served, s.clients, path, s.warmUp)
-      val gauges = survivors.map(n => n.address -> ServiceGauges(n.served.child.pid, n.url("/metrics")))
-      val before = gauges.map((a, g) => a -> g.resources()).toMap
-      val log = RequestLog()
-      def now = (System.nanoTime() - log.t0Nanos) / 1e9
-      val frontGauges = ServiceGauges(front.served.child.pid, front.url("/metrics")).sampleEverySecond(log.t0Nanos)
-      val cluster = follow(front.url("/metrics"), victim.address, log.t0Nanos)
-      val users = ClosedLoopUsers.start(UserGroup("steady", s.clients, front.served.port, path), log)
-      try
-        progress(f"  ${s.clients} users on ${front.address}'s /customers, bound ${s.bound}%.0f req/s (${s.boundWhat})")
-        Thread.sleep(s.baseline.toMillis)
-        val killAt = now
-        victim.served.child.kill()
-        progress(f"  killed ${victim.address} (SIGKILL, pid ${victim.served.child.pid}) at $killAt%.1f s")
-        Thread.sleep(s.hold.toMillis)
-        val restartAt = now
-        progress(f"  starting ${victim.address} again at $restartAt%.1f s")
-        ServiceCluster.restart(stack, victim)
-        val serving = now
-        progress(f"  ${victim.address} serves HTTP ${serving - restartAt}%.1f s after its start; rejoining")
-        // A JVM slow to start still gets time to rejoin and serve before the load stops.
-        Thread.sleep((((restartAt + s.recovery.toSeconds).max(serving + MinAfterServing) - now) * 1000).toLong.max(0))
-        val ended = users.stop()
-        val endAt = now
-        val rows = frontGauges.stop()
-        val timeline = cluster.stop().values.toSeq.sortBy(_.second)
+      FaultWarmUp.run(front.served, s.clients, FaultRan.ids(front.url("/customers"), s.customers), s.warmUp)
+      def retained(n: ClusterNode) = Retained.read(n.served.child.pid, n.url("/metrics"))
+      def sampler(n: ClusterNode) = ServiceSampler(n.served.child.pid, Some(n.url("/metrics")))
+      val before = survivors.map(n => n.address -> retained(n)).toMap
+      val victimSampler = RestartedNodeSampler(sampler(victim))
+      var logs = nodes.map(_.served.child.log)
+      val driver = NodeKilledDriver(s, stack, victim, again =>
+        logs :+= again.served.child.log
+        victimSampler.follow(sampler(again)), progress)
+      val samplers = ServiceSampler(front.served.child.pid, Some(front.url("/metrics")), dependencies = deps.pids) +:
+        survivors.tail.map(sampler) :+ victimSampler
+      val info = FaultRun.info(Name, s"${victim.address} of ${s.nodes} nodes SIGKILLed under load, then started again",
+        front.url("/customers"), driver, flags, s.stubLatency, s.customers, ServiceCluster.NodeHeap,
+        s"a Pekko Cluster of ${s.nodes} nodes on loopback, the front (${front.address}) loaded; the blocking SOAP " +
+          s"client on a work queue of ${s.workQueue} threads per node, SOAP timeout ${s.soapTimeout.toMillis / 1000.0} " +
+          "s (shipped)", "lab cluster-faults", nodes.map(_.address), Some(Bound(s.boundWhat, s.bound)))
+      progress(f"  ${s.clients} users on ${front.address}'s /customers, bound ${s.bound}%.0f req/s (${s.boundWhat})")
+      FaultRun.measure(info, driver, samplers, logs, dir.resolve(Name), progress) { record =>
         Thread.sleep(500)
-        val after = gauges.map((a, g) => a -> g.resources()).toMap
-        val run = FaultRecord.of(Name, killAt, restartAt, endAt, log.all, s.clients, rows, before(front.address),
-          after(front.address), ended)
-        NodeKilledRecord(nodes.map(_.address), victim.address, s.clients, s.bound, s.boundWhat, run, timeline,
-          survivors.map(n => SurvivorResources(n.address, before(n.address), after(n.address))))
-      finally
-        users.abandon()
-        frontGauges.stop()
-        cluster.stop()
+        val after = survivors.map(n => n.address -> retained(n)).toMap
+        record.copy(fault = Some(driver.timeline(before(front.address), after(front.address),
+          survivors.tail.map(n => NodeRetained(n.address, before(n.address), after(n.address))))))
+      }
     finally Children.stopAll()
-
-  /** Members up and unreachable, and the routees listed on `watched`, from the front's /metrics once a second. */
-  def follow(metricsUrl: String, watched: String, t0Nanos: Long): EverySecond[ClusterSecond] =
-    EverySecond.start("lab-cluster-gauges", t0Nanos) { second =>
-      val m = Stack.get(metricsUrl, 900.millis).toOption.map(MetricsReading.parse)
-      ClusterSecond(second, m.flatMap(_.clusterMembersUp), m.flatMap(_.clusterUnreachable),
-        m.flatMap(_.clusterRoutees.get(watched)))
-    }

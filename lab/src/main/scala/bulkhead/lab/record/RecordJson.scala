@@ -1,5 +1,6 @@
 package bulkhead.lab.record
 
+import bulkhead.lab.load.RequestOutcome
 import bulkhead.lab.model.CapName
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.{CodecMakerConfig, JsonCodecMaker}
@@ -18,6 +19,26 @@ object RecordJson:
       CapName.parse(text).fold(e => in.decodeError(s"expectedResource: $e"), identity)
     def encodeValue(x: CapName, out: JsonWriter): Unit = out.writeVal(x.text)
     def nullValue: CapName = null
+
+  /** A request's outcome as its label (`200`, `error:timeout`), as a value and as a key of a count by outcome. */
+  private given JsonValueCodec[RequestOutcome] = new JsonValueCodec[RequestOutcome]:
+    def decodeValue(in: JsonReader, default: RequestOutcome): RequestOutcome =
+      RequestOutcome.parse(in.readString(null)).fold(e => in.decodeError(e), identity)
+    def encodeValue(x: RequestOutcome, out: JsonWriter): Unit = out.writeVal(x.label)
+    def nullValue: RequestOutcome = null
+
+  private given JsonKeyCodec[RequestOutcome] = new JsonKeyCodec[RequestOutcome]:
+    def decodeKey(in: JsonReader): RequestOutcome =
+      RequestOutcome.parse(in.readKeyAsString()).fold(e => in.decodeError(e), identity)
+    def encodeKey(x: RequestOutcome, out: JsonWriter): Unit = out.writeKey(x.label)
+
+  /** What a fault's breaker must do, by its name (`Opens`). */
+  private given JsonValueCodec[BreakerExpectation] = new JsonValueCodec[BreakerExpectation]:
+    def decodeValue(in: JsonReader, default: BreakerExpectation): BreakerExpectation =
+      val name = in.readString(null)
+      BreakerExpectation.values.find(_.toString == name).getOrElse(in.decodeError(s"not a breaker expectation: $name"))
+    def encodeValue(x: BreakerExpectation, out: JsonWriter): Unit = out.writeVal(x.toString)
+    def nullValue: BreakerExpectation = null
 
   given JsonValueCodec[RunRecord] = JsonCodecMaker.make(CodecMakerConfig.withAllowRecursiveTypes(false))
 

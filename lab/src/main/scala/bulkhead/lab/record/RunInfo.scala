@@ -16,6 +16,8 @@ import bulkhead.lab.scenario.SeedFigure
  * @param cpus the processors the served JVM was told it has (`-XX:ActiveProcessorCount`), when not the machine's
  * @param capacityStep the run's place on a capacity curve (`lab capacity`), when it is a step of one
  * @param compareWith the benchmark case this one is set against (its scenario's `compare-with`)
+ * @param settings the service's settings in a sentence, when the run states them (the faults suite: those
+ *                 `./bulkhead serve` ships)
  */
 final case class RunInfo(name: String, title: String, target: String, url: String, loadDescription: String,
     clients: Int, serviceFlags: Seq[String], stubLatency: Option[String], redisCustomers: Option[Int],
@@ -24,6 +26,10 @@ final case class RunInfo(name: String, title: String, target: String, url: Strin
     warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None,
     nodes: Seq[String] = Nil, warmupConnections: Option[Int] = None, expectedCap: Option[Double] = None,
     expectedFix: Option[String] = None, cpus: Option[Int] = None, capacityStep: Option[CapacityStep] = None,
-    compareWith: Option[String] = None):
+    compareWith: Option[String] = None, settings: Option[String] = None):
   /** The server loaded, when it is one the lab starts. */
   def server: Option[Target] = Target.named(target)
+
+object RunInfo:
+  /** The JDK the served JVMs run: the launcher's (`BULKHEAD_JDK`), else this JVM's. */
+  def servedJdk: String = sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString)

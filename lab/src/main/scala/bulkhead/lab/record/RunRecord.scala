@@ -23,11 +23,17 @@ final case class NodeSamples(node: String, samples: Seq[Sample], beforeLoad: Opt
  * @param beforeLoad the processes from /proc just before the load started (runs recorded without it have none)
  * @param afterLoad the same just after the load ended: with `beforeLoad`, the CPU the whole load cost
  * @param otherNodes on a cluster, every node but the front, sampled in the same rounds
+ * @param fault a fault run's fault (`lab faults`, `lab cluster-faults`): what was injected when, and what came of it
+ * @param overload the overload ramp's steps (`lab faults`)
  */
 final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample], measuredFrom: Double,
     measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine], beforeLoad: Option[Sample] = None,
-    afterLoad: Option[Sample] = None, otherNodes: Seq[NodeSamples] = Nil):
+    afterLoad: Option[Sample] = None, otherNodes: Seq[NodeSamples] = Nil, fault: Option[FaultTimeline] = None,
+    overload: Option[Overload] = None):
   def throughput: Double = load.throughput(info.expectedClass)
+
+  /** A fault run second by second: its requests by outcome beside the sample of each second. */
+  def faultSeconds: Seq[FaultSecond] = fault.fold(Nil)(FaultTimeline.seconds(_, samples))
   /** Samples of the measured phase (all of them if none falls in it). */
   def measuredSamples: Seq[Sample] = measured(samples)
 

@@ -31,14 +31,18 @@ final class HtmlReport(report: SuiteReport):
       RunData(Html.id(r.info.name), t.range._1, t.range._2, r.measuredFrom, r.measuredTo, cs.charts.map(ChartData.of))
     } ++ curves.map((c, cs) => RunData(s"capacity-${Html.id(c.name)}", 0, 0, 0, 0, cs.map(ChartData.of))))
     val json = writeToString(data).replace("</", "<\\/")
-    // A capacity curve's open-loop steps are read on its chart; their closed loop keeps its card.
-    val cards = runs.filterNot((r, _) => isRerun(r, report.results) || r.info.capacityStep.exists(!_.closedLoop))
-      .map((r, v) => card(r, v, verifications.find(_.original == r)))
+    // A capacity curve's open-loop steps are read on its chart; their closed loop keeps its card. A fault run's
+    // verdict is its checks, in the faults' tables.
+    val cards = runs.filterNot((r, _) => isRerun(r, report.results) || r.info.capacityStep.exists(!_.closedLoop) ||
+        isFaultRun(r)).map((r, v) => card(r, v, verifications.find(_.original == r)))
+    val summary = if cards.isEmpty then "" else s"""<h2 id="summary">Summary</h2>\n<div class="cards">\n${
+      cards.mkString("\n")}\n</div>"""
     // Parts go in after stripMargin, which would eat the start of any of their lines that begins with a pipe.
     val parts = Map(
       "CSS" -> (resource("uPlot.min.css") + "\n" + resource("dashboard.css")),
-      "CARDS" -> cards.mkString("\n"),
+      "SUMMARY" -> summary,
       "FAILURES" -> failures,
+      "FAULTS" -> report.faults.html,
       "RUNS" -> Html.table(report.header, report.rows),
       "SIDE_BY_SIDE" -> sideBySide,
       "CAPACITY" -> curves.map((c, cs) => capacitySection(c, cs)).mkString("\n"),
@@ -58,11 +62,9 @@ final class HtmlReport(report: SuiteReport):
          |<p class="lead">Written by <code>${Html.escape(report.command)}</code>. Every figure was measured in this
          |run; the bound is Little's law on the resource that caps it. Charts: hover to read a second on every chart of
          |a run, click a legend entry to hide its line; the shaded band is the measured phase.</p>
-         |<h2 id="summary">Summary</h2>
-         |<div class="cards">
-         |@@CARDS@@
-         |</div>
+         |@@SUMMARY@@
          |@@FAILURES@@
+         |@@FAULTS@@
          |<h2 id="runs">Every run</h2>
          |@@RUNS@@
          |@@CAPACITY@@
@@ -163,6 +165,7 @@ final class HtmlReport(report: SuiteReport):
        |${cs.main.map(box(_, small = false)).mkString("\n")}
        |</div>
        |$missing
+       |${report.faults.runHtml(r)}
        |<h3>Pools: busy threads against each pool's size</h3>
        |<div class="charts pools">
        |${cs.pools.map(box(_, small = true)).mkString("\n")}
@@ -233,7 +236,8 @@ object HtmlReport:
     val unansweredOverRun = Option.when(r.load.answers.unanswered > 0 && r.load.seconds.forall(_.unanswered.isEmpty))(
       f"requests without an answer per second: not recorded ($driver counts its ${r.load.answers.unanswered}%,d " +
         s"socket errors and timeouts over the whole run only: ${r.load.answers.describe})")
-    RunCharts(wanted.flatMap(_._1), pools, wanted.collect { case (None, why) => why } ++ unansweredOverRun)
+    RunCharts(FaultsReport.charts(r, id) ++ wanted.flatMap(_._1), pools,
+      wanted.collect { case (None, why) => why } ++ unansweredOverRun)
 
   /**
    * A capacity curve's charts, x the offered rate: offered (the diagonal a service that keeps up follows) against
@@ -258,6 +262,9 @@ object HtmlReport:
         Series("p50", f.map(s => s.offered -> s.p50Ms), "#1f77b4"),
         Series("p99", f.map(s => s.offered -> s.p99Ms), "#ff7f0e"),
         Series("p99.9", f.map(s => s.offered -> s.p999Ms), "#d62728")))).flatten
+
+  /** A run of `lab faults` or `lab cluster-faults`: a fault injected, or the overload ramp. */
+  def isFaultRun(r: RunRecord): Boolean = r.fault.isDefined || r.overload.isDefined
 
   /** A re-run of `--verify` whose original is in the same report: its card is the original's. */
   def isRerun(r: RunRecord, all: Seq[RunRecord]): Boolean =

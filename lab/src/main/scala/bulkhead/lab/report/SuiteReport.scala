@@ -11,6 +11,8 @@ import java.nio.file.{Files, Path}
  */
 final case class SuiteReport(title: String, command: String, env: Environment, results: Seq[RunRecord],
     failures: Seq[String]):
+  /** The fault runs among the results (`lab faults`, `lab cluster-faults`) with their verdict; empty when none. */
+  lazy val faults: FaultsReport = FaultsReport.of(results)
 
   private def f1(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.1f"
 
@@ -80,12 +82,14 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |
        |@@TABLE@@
        |${if failures.isEmpty then "" else failures.map(f => s"- did not run: $f").mkString("\n", "\n", "\n")}
+       |@@FAULTS@@
        |@@VERIFIED@@
        |@@CAPACITY@@
        |@@SIDEBYSIDE@@
-       |## Scenarios
+       |## Runs
        |
-       |@@DETAILS@@""".stripMargin.replace("@@TABLE@@", table).replace("@@VERIFIED@@", verified)
+       |@@DETAILS@@""".stripMargin.replace("@@TABLE@@", table)
+      .replace("@@FAULTS@@", if faults.verdict.isEmpty then "" else faults.markdown).replace("@@VERIFIED@@", verified)
       .replace("@@CAPACITY@@", CapacityReport.markdown(results))
       .replace("@@SIDEBYSIDE@@", SideBySide.table(results)).replace("@@DETAILS@@", details)
 

@@ -2,6 +2,7 @@ package bulkhead.lab.run
 
 import bulkhead.lab.load.LoadDriver
 import bulkhead.lab.model.LoadFigures
+import bulkhead.lab.record.{LogLine, NodeSamples, RunInfo, RunRecord}
 import bulkhead.lab.sample.{ProcessSampler, Sample}
 
 import java.nio.file.Path
@@ -90,6 +91,17 @@ object Measurement:
         finally
           running.set(false)
           t.join(30_000)
+
+  /**
+   * A measurement as a record: `outcomes` one per process as [[runNodes]] gives them (the front first), `others` the
+   * cluster addresses of the nodes after the front, `attempts` the throughputs of the unsampled runs before this one.
+   */
+  def record(info: RunInfo, driver: LoadDriver, outcomes: Seq[Outcome], others: Seq[String], attempts: Seq[Double],
+      log: Seq[LogLine]): RunRecord =
+    val front = outcomes.head
+    RunRecord(info, front.figures, front.samples, driver.measuredFrom, driver.totalSeconds,
+      attempts :+ front.figures.throughput(info.expectedClass), log, Some(front.beforeLoad), Some(front.afterLoad),
+      others.zip(outcomes.tail).map((n, o) => NodeSamples(n, o.samples, Some(o.beforeLoad), Some(o.afterLoad))))
 
   /** `12s/30s, 1,234 req/s answered, 41 platform threads, blocking-pool 8/8 busy`. */
   private def status(s: Sample, before: Option[Sample], total: Double): String =

@@ -2,8 +2,8 @@ package bulkhead.lab.run
 
 import bulkhead.lab.load.{LoadDriver, WarmUp}
 import bulkhead.lab.model.Target
-import bulkhead.lab.process.{ClusterNode, Launch, Postgres, SeedRedis, Served, ServiceCluster, Stack}
-import bulkhead.lab.record.{CapacityStep, NodeSamples, RecordJson, RunInfo, RunRecord, ServiceLog}
+import bulkhead.lab.process.{ClusterNode, Dependencies, Launch, Served, ServiceCluster, Stack}
+import bulkhead.lab.record.{CapacityStep, RecordJson, RunInfo, RunRecord, ServiceLog}
 import bulkhead.lab.sample.{CpuUsage, ServiceSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
 
@@ -44,40 +44,24 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     Files.createDirectories(dir)
     val stack = Stack(launch, dir)
     var started = List.empty[Served]
+    var backing: Option[Dependencies] = None
     try
-      val redis = s.redisCustomers.map { n =>
-        val r = stack.redis()
-        started ::= r
-        SeedRedis.load(s"redis://127.0.0.1:${r.port}", n)
-        r
-      }
-      val stub = s.stubLatency.map { latency =>
-        val st = stack.stub(Seq("--latency", latency.describe) ++ s.stubFaults.entries.flatMap(f => Seq("--fault", f)))
-        started ::= st
-        st
-      }
-      val postgres = Option.when(s.postgres) {
-        val pg = Postgres.start(dir)
-        started ::= pg
-        pg
-      }
-      val backing = redis.toSeq.flatMap(r => Seq("--redis-uri", s"redis://127.0.0.1:${r.port}")) ++
-        stub.toSeq.flatMap(st => Seq("--soap-endpoint", st.url("/soap"))) ++
-        postgres.toSeq.flatMap(pg => Seq("--jdbc-url", Postgres.jdbcUrl(pg)))
-      val dependencies = stub.map("stub" -> _.child.pid).toMap ++ redis.map("redis" -> _.child.pid) ++
-        postgres.map("postgres" -> _.child.pid)
+      val deps = Dependencies.start(stack, dir, s.redisCustomers, s.stubLatency.map(latency =>
+        Seq("--latency", latency.describe) ++ s.stubFaults.entries.flatMap(f => Seq("--fault", f))), s.postgres)
+      backing = Some(deps)
       if s.clusterNodes > 1 then
-        val nodes = ServiceCluster.start(stack, s.clusterNodes, s.serviceFlags ++ backing, progress)
+        val nodes = ServiceCluster.start(stack, s.clusterNodes, s.serviceFlags ++ deps.serviceFlags, progress)
         started :::= nodes.map(_.served).toList
-        Right(body(Session(nodes.head.served, target, dependencies, nodes)))
+        Right(body(Session(nodes.head.served, target, deps.pids, nodes)))
       else
-        val server = stack.server(target, s.serviceFlags ++ backing, ScenarioRunner.heapOf(s), ScenarioRunner.jvmOf(s))
+        val server = stack.server(target, s.serviceFlags ++ deps.serviceFlags, ScenarioRunner.heapOf(s),
+          ScenarioRunner.jvmOf(s))
         started ::= server
-        Right(body(Session(server, target, dependencies, Nil)))
+        Right(body(Session(server, target, deps.pids, Nil)))
     catch case e: Exception => Left(s"${s.name}: ${e.getMessage}")
     finally
       started.foreach(_.child.stop())
-      if s.postgres then Postgres.drop(dir)
+      backing.foreach(_.stop())
 
   /** A scenario's processes, started: `measure` loads and samples them, once or step after step. */
   final class Session(val service: Served, target: Target, dependencies: Map[String, Long],
@@ -203,11 +187,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val info = ScenarioRunner.info(s, url, driver.describe(url), started).copy(nodes = cluster.map(_.address),
       warmupSeconds = warmed.toMillis / 1000.0, warmupConnections = s.warmupConnections, clients = clients,
       capacityStep = step)
-    val record = RunRecord(info, measured.figures, measured.samples, driver.measuredFrom, driver.totalSeconds,
-      before :+ measured.figures.throughput(s.expectedClass),
-      ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)), Some(measured.beforeLoad),
-      Some(measured.afterLoad), others.zip(outcomes.tail).map((n, o) =>
-        NodeSamples(n.address, o.samples, Some(o.beforeLoad), Some(o.afterLoad))))
+    val record = Measurement.record(info, driver, outcomes, others.map(_.address), before,
+      ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)))
     RecordJson.write(record, dir)
     record
 
@@ -217,7 +198,7 @@ object ScenarioRunner:
     RunInfo(s.name, s.title, s.targets.map(_.name).mkString(","), url, load, s.load.concurrency, s.serviceFlags,
       s.stubLatency.map(_.describe),
       s.redisCustomers, s.seed, Option.when(s.workSeconds > 0)(s.workSeconds), s.expectedClass, s.expectedResource,
-      s.source.toString, sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString),
+      s.source.toString, RunInfo.servedJdk,
       Runtime.getRuntime.availableProcessors(), started.toString, s.warmup.toMillis / 1000.0, s.bound,
       Option.when(s.targets.contains(Target.Bulkhead))(heapOf(s)), expectedCap = s.expectedCap,
       expectedFix = s.expectedFix.map(_.key), cpus = s.cpus, compareWith = s.compareWith)

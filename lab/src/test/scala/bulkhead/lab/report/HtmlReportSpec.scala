@@ -86,5 +86,14 @@ class HtmlReportSpec extends AnyFlatSpec with Matchers:
     notes(Fixtures.records("pool-4-c16-verify-jdk25").head) shouldBe empty
   }
 
+  it should "draw a faults run's charts too: each fault's answers by outcome, its threads and heap, the ramp's" in {
+    val faults = RenderedReport(Path.of(getClass.getResource("/fixtures/faults/short-reset-redis-killed-trickle").toURI),
+      "faults-report-fixture")
+    faults.checkCharts()
+    faults.checkTables()
+    faults.records.filter(_.fault.isDefined).foreach(r =>
+      faults.page.getElementById(s"${Html.id(r.info.name)}-fault-answers").attr("data-points").toInt should be > 10)
+  }
+
   it should "look like a report in a screenshot: a full PNG with charts, not a blank page" in
     report.checkScreenshot(Path.of("target", "report-screenshot.png"), 1400, 3000)

@@ -19,6 +19,11 @@ object Fixtures:
   def records(name: String): Seq[RunRecord] =
     RecordJson.readAll(recordsDir(name)).fold(e => throw IllegalStateException(e), identity)
 
+  /** A recorded fault run (fixtures/faults/<name>/result.json), read as the lab reads it. */
+  def faultRun(name: String): RunRecord =
+    RecordJson.read(Path.of(getClass.getResource(s"/fixtures/faults/$name/${RecordJson.FileName}").toURI))
+      .fold(e => throw IllegalStateException(e), identity)
+
   private def classpath(module: String): String =
     val dir = Path.of("..", module).toAbsolutePath.normalize
     val deps = dir.resolve("target/runtime-classpath.txt")

@@ -1,0 +1,116 @@
+package bulkhead.lab.diagnose
+
+import bulkhead.lab.record.{BreakerExpectation, FaultExpectation, FaultTimeline, NodeKill, NodeRetained, RunRecord}
+
+/**
+ * One second of a cluster as its front saw it (its sample's /metrics): members up, members unreachable, and the
+ * routees its router lists on the killed node (None: none listed). All None when the front's /metrics did not answer.
+ */
+final case class ClusterSecond(second: Int, membersUp: Option[Double], unreachable: Option[Double],
+    killedRoutees: Option[Double]):
+  def scraped: Boolean = membersUp.isDefined
+
+/**
+ * Is a recorded node-killed run correct? Every request answered once with a designed status (200; 504 for a lookup
+ * the dead node held, at the pipeline's ask timeout; 503 with Retry-After when shedding), throughput at (N-1)/N of
+ * the bound within 10 s of the kill once the router has dropped the dead node, back to N/N within 20 s of the
+ * restart once the router lists it again, and no thread or heap growth on the nodes that stayed up. Pure: tested on
+ * recorded runs. The run's nodes are its [[bulkhead.lab.record.RunInfo]]'s (the front first), its bound the info's
+ * declared bound, the kill the timeline's injection and the restart its clearing.
+ */
+object NodeKilledVerdict:
+  /** The statuses the design gives while a node dies, besides 200; the breaker is the third party's, untouched. */
+  val Designed: FaultExpectation = FaultExpectation(Set(503, 504), BreakerExpectation.StaysClosed)
+  val DegradedWithinSeconds = 10.0
+  val RestoredWithinSeconds = 20.0
+  /**
+   * Throughput is read over windows of this many seconds. A blocking call holds its thread for the whole 1 s, so the
+   * answers come in waves and single seconds swing by +-20 % (two nodes of 25 threads gave 60 OK in one second and
+   * 37 in the next): 3 s smooth that out while still placing the recovery to within a few seconds.
+   */
+  val WindowSeconds = 3
+
+  def checks(r: RunRecord): Seq[Check] =
+    val t = FaultVerdict.timeline(r)
+    Seq(FaultVerdict.answered(t), FaultVerdict.designed(t, t.expect), FaultVerdict.retryAfter(t), degraded(r),
+      restored(r)) ++ survivors(r).flatMap(resources)
+
+  def passed(r: RunRecord): Boolean = checks(r).forall(_.passed)
+
+  /** The node killed and the nodes that stayed up; a record of another run is refused. */
+  def kill(r: RunRecord): NodeKill =
+    FaultVerdict.timeline(r).nodeKill.getOrElse(throw IllegalArgumentException(s"${r.info.name} killed no node"))
+
+  def killAt(r: RunRecord): Double = FaultVerdict.timeline(r).injectAt
+  def restartAt(r: RunRecord): Double = FaultVerdict.timeline(r).clearAt
+  /** The cluster's bound (req/s), which the run declared. */
+  def bound(r: RunRecord): Double = r.info.declaredBound.fold(0.0)(_.perSecond)
+
+  /** The nodes that stayed up, the front first, with what each retained. */
+  def survivors(r: RunRecord): Seq[NodeRetained] =
+    val t = FaultVerdict.timeline(r)
+    NodeRetained(r.info.nodes.headOption.getOrElse(r.info.target), t.before, t.after) +: kill(r).others
+
+  /** The cluster second by second as the front saw it, from its samples. */
+  def cluster(r: RunRecord): Seq[ClusterSecond] =
+    val killed = kill(r).killed
+    FaultTimeline.bySecond(r.samples).toSeq.sortBy(_._1).map { (second, s) =>
+      val m = s.metrics
+      ClusterSecond(second, m.flatMap(_.clusterMembersUp), m.flatMap(_.clusterUnreachable),
+        m.flatMap(_.clusterRoutees.get(killed)))
+    }
+
+  /** The second from which the front's router no longer listed the killed node's routees, if it stopped. */
+  def droppedAt(r: RunRecord): Option[Int] =
+    cluster(r).find(c => c.second >= killAt(r) && c.scraped && c.killedRoutees.forall(_ <= 0)).map(_.second)
+
+  /** The first second after the restart at which the front listed the restarted node's routees and N members up. */
+  def rejoinedAt(r: RunRecord): Option[Int] =
+    cluster(r).find(c => c.second >= restartAt(r) && c.killedRoutees.exists(_ > 0) &&
+      c.membersUp.contains(r.info.nodes.size.toDouble)).map(_.second)
+
+  /**
+   * The end (seconds into the run) of the first window of [[WindowSeconds]] starting at `from` or later whose OK
+   * answers come at `perSecond` or more.
+   */
+  def firstWindow(r: RunRecord, from: Double, perSecond: Double): Option[Double] =
+    val ok = FaultVerdict.timeline(r).okPerTenth
+    val tenths = WindowSeconds * 10
+    ((from * 10).ceil.toInt + tenths to ok.size)
+      .find(end => ok.slice(end - tenths, end).sum >= perSecond * WindowSeconds).map(_ / 10.0)
+
+  /** Median OK answers per second before the kill (the first second, the users' ramp, left out). */
+  def baseline(r: RunRecord): Double = FaultVerdict.baseline(FaultVerdict.timeline(r))
+
+  def degraded(r: RunRecord): Check =
+    val n = r.info.nodes.size
+    val killed = kill(r).killed
+    val target = FaultVerdict.RecoveredShare * bound(r) * (n - 1) / n
+    val name = f"throughput at ${n - 1}/$n of the bound within ${DegradedWithinSeconds}%.0f s of the kill"
+    droppedAt(r) match
+      case None => Check(name, false, s"the front's router still listed $killed's routees at the end")
+      case Some(dropped) =>
+        val reached = firstWindow(r, dropped.toDouble, target).filter(_ <= restartAt(r))
+        val share = f"${FaultVerdict.RecoveredShare * 100}%.0f %% of ${n - 1}/$n x ${bound(r)}%.0f"
+        val detail = f"router dropped $killed ${dropped - killAt(r)}%.1f s after the kill; " + reached.fold(
+          f"never $target%.0f OK/s before the restart")(t =>
+          f"$target%.0f OK/s over $WindowSeconds s ($share) reached ${t - killAt(r)}%.1f s after it")
+        Check(name, reached.exists(_ - killAt(r) <= DegradedWithinSeconds), detail)
+
+  def restored(r: RunRecord): Check =
+    val target = FaultVerdict.RecoveredShare * bound(r)
+    val n = r.info.nodes.size
+    val name = f"throughput back to $n/$n within ${RestoredWithinSeconds}%.0f s of the restart"
+    // From the moment the front routes to the restarted node again: before, only N-1 nodes serve.
+    val rejoined = rejoinedAt(r)
+    val reached = rejoined.flatMap(s => firstWindow(r, s.toDouble, target))
+    val listed = rejoined.fold("the front never listed it again")(s =>
+      f"listed again by the front's router ${s - restartAt(r)}%.1f s after the restart")
+    val share = f"${FaultVerdict.RecoveredShare * 100}%.0f %% of ${bound(r)}%.0f"
+    Check(name, reached.exists(_ - restartAt(r) <= RestoredWithinSeconds), s"${kill(r).killed} $listed; " +
+      reached.fold(f"never $target%.0f OK/s after that")(t =>
+        f"$target%.0f OK/s over $WindowSeconds s ($share) reached ${t - restartAt(r)}%.1f s after the restart"))
+
+  def resources(s: NodeRetained): Seq[Check] =
+    Seq(FaultVerdict.threads(s.before, s.after), FaultVerdict.heap(s.before, s.after))
+      .map(c => c.copy(name = s"${c.name} on ${s.node}"))

@@ -1,0 +1,71 @@
+package bulkhead.lab.faults
+
+import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, RequestLog, RunningGroup, UserGroup}
+import bulkhead.lab.process.{Dependencies, RedisCommand, Served, Stack}
+import bulkhead.stub.Latency
+
+import java.nio.file.{Files, Path}
+import scala.collection.concurrent.TrieMap
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+import scala.util.Try
+
+/**
+ * The controls of one fault run on a running service: the stub's admin endpoint and Redis (the run's
+ * [[Dependencies]], which start Redis again in place), and extra load on the service, whose requests go to the run's
+ * `log`. What a fault started is stopped by [[stopAll]] and [[releaseAll]], also when the run fails.
+ */
+final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, path: Int => String,
+    val baseLatency: Latency.Fixed, val maxConnections: Int, val steadyUsers: Int, progress: String => Unit)
+    extends FaultTarget:
+  private val extra = TrieMap[String, RunningGroup]()
+  private val held = TrieMap[String, HeldConnections]()
+  @volatile private var closing = Vector.empty[Thread]
+
+  private def stub: Served = deps.stub.getOrElse(fail("no stub was started"))
+  private def redis: Served = deps.redis.getOrElse(fail("no redis-server was started"))
+
+  def stubLatency(value: Latency): Unit =
+    Stack.post(stub.url(s"/admin/latency?value=${value.describe}")).left.foreach(fail)
+  def stubFaults(value: String): Unit = Stack.post(stub.url(s"/admin/faults?value=$value")).left.foreach(fail)
+  def killRedis(): Unit = redis.child.kill()
+  def restartRedis(): Unit = deps.restartRedis()
+  def pauseRedis(hold: FiniteDuration): Unit =
+    RedisCommand.send(redis.port, Seq("CLIENT", "PAUSE", hold.toMillis.toString, "ALL")).left.foreach(fail)
+  /** Redis 7.0 pauses a new client's CLIENT UNPAUSE too: the pause lasts exactly the hold; wait for its end. */
+  def unpauseRedis(): Unit =
+    val deadline = System.nanoTime() + 10.seconds.toNanos
+    while RedisCommand.send(redis.port, Seq("PING")).isLeft do
+      if System.nanoTime() > deadline then fail("Redis still paused 10 s after the hold")
+  def extraUsers(name: String, users: Int, keepAlive: Boolean, oneShot: Boolean): Unit =
+    extra.put(name, ClosedLoopUsers.start(UserGroup(name, users, service.port, path, keepAlive = keepAlive,
+      oneShot = oneShot), log))
+  def newcomers(name: String, users: Int): Unit =
+    extra.put(name, ClosedLoopUsers.start(UserGroup(name, users, service.port, path, keepAlive = false,
+      readTimeout = 5.seconds), log))
+  def stopExtraUsers(name: String): Unit = extra.remove(name).foreach(_.stop())
+  def holdConnections(name: String, count: Int, holding: Holding): Unit =
+    serviceFileLimit.filter(_ < count + steadyUsers + 256).foreach { limit =>
+      fail(s"the service may open only $limit files (ulimit -n), fewer than the $count connections to hold")
+    }
+    val h = HeldConnections.open(name, count, service.port, holding, log)
+    held.put(name, h)
+    progress(s"  holding ${h.held} connections ($count opened)")
+  /** Closing thousands takes seconds (paced): it goes on beside the recovery; the run waits for it at its end. */
+  def releaseConnections(name: String): Unit = held.remove(name).foreach(h => closing :+= h.closeInBackground())
+
+  /** Stops every extra group (each user finishes its request); true if every one ended. */
+  def stopAll(): Boolean = extra.keys.toSeq.map(k => extra.remove(k).forall(_.stop())).forall(identity)
+
+  /** Releases every held connection and waits until they are closed. */
+  def releaseAll(): Unit =
+    held.keys.toSeq.foreach(releaseConnections)
+    closing.foreach(_.join(60_000))
+    closing = Vector.empty
+
+  private def serviceFileLimit: Option[Long] =
+    Try(Files.readAllLines(Path.of(s"/proc/${service.child.pid}/limits")).asScala
+      .find(_.startsWith("Max open files"))
+      .flatMap(_.drop("Max open files".length).trim.split("\\s+").headOption.flatMap(_.toLongOption))).toOption.flatten
+
+  private def fail(e: String): Nothing = throw IllegalStateException(s"fault control failed: $e")

@@ -1,0 +1,92 @@
+package bulkhead.lab.faults
+
+import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, UserGroup}
+import bulkhead.lab.model.LoadFigures
+import bulkhead.lab.record.{FaultExpectation, FaultTimeline}
+import bulkhead.lab.sample.Retained
+
+import java.net.URI
+import java.nio.file.Path
+import scala.concurrent.duration.*
+
+/**
+ * The phases of one fault run: load before the fault, the fault held, load after it cleared. A fault whose calls fail
+ * only at the SOAP client's timeout is held `holdPastTimeout` instead, past that timeout.
+ */
+final case class Phases(baseline: FiniteDuration, hold: FiniteDuration, holdPastTimeout: FiniteDuration,
+    recovery: FiniteDuration):
+  def holdOf(fault: FaultCase): FiniteDuration = if fault.pastTimeout then holdPastTimeout else hold
+  def total(fault: FaultCase): FiniteDuration = baseline + holdOf(fault) + recovery
+
+/**
+ * A fault run as a load: `users` steady closed-loop users on the URL's collection (`/customers` -> `/customers/{id}`,
+ * ids 1..`customers`) throughout, the fault injected after the baseline through the run's [[FaultControls]] (made on
+ * the run's request log by `controls`), held, cleared, and the users stopped after the recovery. Its figures are the
+ * closed loop's, every user group's requests counted; [[timeline]] gives the rest of what it recorded.
+ */
+final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers: Int,
+    controls: (RequestLog, Int => String) => FaultControls, progress: String => Unit) extends LoadDriver:
+  @volatile private var ran: Option[FaultRan] = None
+
+  def concurrency: Int = users
+  def measuredSeconds: Double = phases.total(fault).toMillis / 1000.0
+  def describe(url: String): String =
+    s"$users closed-loop keep-alive users on $url/{id}; ${fault.name} injected after " +
+      s"${phases.baseline.toMillis / 1000.0} s, held ${phases.holdOf(fault).toMillis / 1000.0} s, then " +
+      s"${phases.recovery.toMillis / 1000.0} s of recovery"
+
+  def run(url: String, dir: Path): Either[String, LoadFigures] =
+    LoadDriver.requireLoopback(url)
+    val log = RequestLog()
+    val path = FaultRan.ids(url, customers)
+    val target = controls(log, path)
+    def now = (System.nanoTime() - log.t0Nanos) / 1e9
+    val hold = phases.holdOf(fault)
+    val steady = ClosedLoopUsers.start(UserGroup("steady", users, URI.create(url).getPort, path), log)
+    // Whatever happens, no user of this run outlives it (a failed injection must not leave load on the next run).
+    try
+      Thread.sleep(phases.baseline.toMillis)
+      val injectAt = now
+      fault.inject(target, hold)
+      progress(f"  injected at $injectAt%.1f s: ${fault.description}")
+      Thread.sleep(hold.toMillis)
+      val clearAt = now
+      fault.clear(target)
+      progress(f"  cleared at $clearAt%.1f s")
+      Thread.sleep(phases.recovery.toMillis)
+      val ended = steady.stop() & target.stopAll()
+      val endAt = now
+      target.releaseAll()
+      val entries = log.all
+      ran = Some(FaultRan(injectAt, clearAt, endAt, entries, ended))
+      Right(ClosedLoopUsers.figures(entries, users, 0.0, endAt, describe(url)))
+    finally
+      steady.abandon()
+      target.stopAll()
+      target.releaseAll()
+
+  /**
+   * What the run recorded besides its figures, once it ran: the phases, every request by group and outcome, and
+   * what the service retained `before` the fault and `after` the run; `mode` the service's SOAP mode.
+   */
+  def timeline(mode: String, before: Retained, after: Retained): FaultTimeline =
+    FaultRan.timeline(ran, fault.name, mode, fault.expect, before, after)
+
+/**
+ * What a fault's run recorded besides its figures: when the fault was injected and cleared and the load stopped
+ * (seconds of the run's request log), every request, and whether every user ended.
+ */
+private[faults] final case class FaultRan(injectAt: Double, clearAt: Double, endAt: Double,
+    log: Seq[RequestLog.Entry], usersEnded: Boolean)
+
+private[faults] object FaultRan:
+  /** The paths a driver's users ask for: the URL's collection (`/customers`) and an id of 1..`customers`. */
+  def ids(url: String, customers: Int): Int => String =
+    val collection = URI.create(url).getPath
+    n => s"$collection/${n % customers + 1}"
+
+  /** The run's timeline, with what the service retained `before` and `after`; refused before the run ended. */
+  def timeline(ran: Option[FaultRan], fault: String, mode: String, expect: FaultExpectation, before: Retained,
+      after: Retained): FaultTimeline =
+    val r = ran.getOrElse(throw IllegalStateException(s"$fault did not run"))
+    FaultTimeline.of(fault, mode, expect, r.injectAt, r.clearAt, r.endAt, r.log, before, after, r.usersEnded)

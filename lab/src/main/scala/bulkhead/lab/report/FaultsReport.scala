@@ -1,0 +1,260 @@
+package bulkhead.lab.report
+
+import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, NodeKilledVerdict, OverloadVerdict}
+import bulkhead.lab.load.RequestOutcome
+import bulkhead.lab.record.{FaultTimeline, OverloadStep, RunRecord}
+import bulkhead.lab.sample.{Retained, Sample}
+
+/**
+ * The fault runs of a report (`lab faults`, `lab cluster-faults`), rendered from their records and their verdict
+ * ([[FaultsVerdict]]): the fault matrix, each service's suite-wide checks, the overload ramp, a node killed second by
+ * second, and each run's checks; in Markdown, and as the HTML report's tables and charts.
+ */
+final class FaultsReport(val verdict: FaultsVerdict):
+  import FaultsReport.*
+
+  private val (killed, matrixRuns) = verdict.runs.partition(_.record.fault.exists(_.nodeKill.isDefined))
+
+  def passed: Boolean = verdict.passed
+
+  val matrixHeader: Seq[String] = Seq("mode", "fault", "answers by status", "no answer", "breaker", "back after",
+    "threads before/after", "heap MB before/after", "verdict")
+
+  def matrixRows: Seq[Seq[String]] = matrixRuns.map { c =>
+    val t = FaultVerdict.timeline(c.record)
+    val unanswered = t.totals.filterNot(_.outcome.answered).groupMapReduce(_.outcome)(_.count)(_ + _).toSeq.sorted
+      .map((o, n) => s"${o.word} $n")
+    val breaker = c.checks.find(_.name.startsWith("circuit")).map(_.detail).getOrElse("-")
+    Seq(t.mode, t.fault, statuses(t), if unanswered.isEmpty then "0" else unanswered.mkString(", "), breaker,
+      FaultVerdict.recoverySeconds(t).map(s => f"$s%.1f s").getOrElse("never"),
+      s"${threads(t.before)} / ${threads(t.after)}", s"${heap(t.before)} / ${heap(t.after)}", verdictOf(c))
+  }
+
+  def matrix: String = MarkdownTable(matrixHeader, matrixRows)
+
+  val rampHeader: Seq[String] = Seq("load", "users", "200/s", "503/s", "200 p50 / p99 ms", "503 p50 ms",
+    "/hello max ms", "/health max ms", "no answer", "service cores", "machine busy")
+
+  def rampRows(r: RunRecord): Seq[Seq[String]] = r.overload.toSeq.flatMap(_.steps).map { s =>
+    val (cores, busy) = cpu(r, s)
+    Seq(s"${s.factor}x", s.users.toString, f0(s.okPerSecond), f0(s.shedPerSecond),
+      s"${OverloadVerdict.ms(s.okP50Ms, 0)} / ${OverloadVerdict.ms(s.okP99Ms, 0)}", OverloadVerdict.ms(s.shedP50Ms, 1),
+      OverloadVerdict.ms(s.helloMaxMs, 0), OverloadVerdict.ms(s.healthMaxMs, 0), s.unanswered.toString,
+      cores.fold("-")(c => f"$c%.2f"), busy.fold("-")(b => f"${b * 100}%.0f %%"))
+  }
+
+  /** Every ramp's table, one after the other. */
+  def rampTables: String = verdict.ramps.map(c => MarkdownTable(rampHeader, rampRows(c.record))).mkString("\n\n")
+
+  /** A node-killed run second by second: answers by status, and the cluster as the front saw it. */
+  def clusterHeader(r: RunRecord): Seq[String] =
+    Seq("second", "phase") ++ outcomesOf(r).map(_.label) ++
+      Seq("members up", "unreachable", s"routees of ${NodeKilledVerdict.kill(r).killed}")
+
+  def clusterRows(r: RunRecord): Seq[Seq[String]] =
+    val cluster = NodeKilledVerdict.cluster(r).map(c => c.second -> c).toMap
+    val outcomes = outcomesOf(r)
+    def count(d: Option[Double]) = d.fold("-")(v => f"$v%.0f")
+    FaultVerdict.timeline(r).seconds.map { s =>
+      val phase = if s.second < NodeKilledVerdict.killAt(r) then "before"
+        else if s.second < NodeKilledVerdict.restartAt(r) then "killed" else "restarted"
+      val c = cluster.get(s.second)
+      Seq(s.second.toString, phase) ++ outcomes.map(o => s.outcomes.getOrElse(o, 0).toString) ++
+        Seq(count(c.flatMap(_.membersUp)), count(c.flatMap(_.unreachable)),
+          c.filter(_.scraped).fold("?")(x => count(x.killedRoutees.orElse(Some(0)))))
+    }
+
+  def markdown: String =
+    val sections = Seq(
+      Option.when(matrixRuns.nonEmpty)(matrixSection),
+      Option.when(verdict.ramps.nonEmpty)(rampSection),
+      Option.when(killed.nonEmpty)(killed.map(killedSection).mkString("\n")),
+      Option.when(matrixRuns.nonEmpty)(details)).flatten
+    // Tables go in after stripMargin, which would eat their leading pipes.
+    sections.mkString("\n").replace("@@MATRIX@@", matrix).replace("@@RAMP@@", rampTables)
+
+  private def matrixSection: String =
+    val first = matrixRuns.head.record.info
+    s"""## Fault matrix: ${if matrixRuns.forall(_.passed) && verdict.suites.forall(_._2.forall(_.passed)) then
+         "every check passed" else "SOME CHECKS FAILED"}
+       |Each fault is injected under steady load, held, and cleared. "No answer" counts requests that got no HTTP
+       |answer (timeout, reset, closed); "back after" is the time from clearing to the end of the first 1 s window
+       |with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of the pre-fault median. Threads and heap are
+       |read after a full GC before the fault and after the load stopped.
+       |
+       |Setup: ${first.settings.getOrElse("-")}; stub latency ${first.stubLatency.getOrElse("-")}; ${first.clients}
+       |steady keep-alive users on /customers/{id} (each run below gives its phases); users wait Retry-After (at most
+       |5 s) after a 503, and new clients of the connection faults want an answer within 5 s.
+       |
+       |@@MATRIX@@
+       |
+       |Over each service's whole run (threads: every thread of the dump, ${FaultVerdict.ThreadSlack} of slack; heap:
+       |${FaultVerdict.HeapFactor}x the first baseline + ${f0(FaultVerdict.HeapSlackMb)} MB):
+       |
+       |${verdict.suites.flatMap((m, cs) => cs.map(c => s"- $m: ${c.markdown}")).mkString("\n")}
+       |""".stripMargin
+
+  private def rampSection: String =
+    val r = verdict.ramps.head.record
+    s"""## ${r.info.title.capitalize}
+       |Setup: ${r.info.loadDescription}; ${r.info.settings.getOrElse("-")}.
+       |
+       |@@RAMP@@
+       |
+       |${verdict.ramps.flatMap(_.checks).map(c => s"- ${c.markdown}").mkString("\n")}
+       |""".stripMargin
+
+  private def killedSection(c: FaultRunChecks): String =
+    val r = c.record
+    val t = FaultVerdict.timeline(r)
+    s"""## A node killed: ${if c.passed then "every check passed" else "SOME CHECKS FAILED"}
+       |Setup: ${r.info.settings.getOrElse("-")}; ${r.info.loadDescription}; stub latency
+       |${r.info.stubLatency.getOrElse("-")}; nodes ${r.info.nodes.mkString(", ")} (the first is the front); bound
+       |${r.info.declaredBound.fold("-")(b => f"${b.perSecond}%.0f req/s (${b.what})")}. ${NodeKilledVerdict.kill(r)
+         .killed} was SIGKILLed at ${f1(t.injectAt)} s, started again (same cluster port) at ${f1(t.clearAt)} s; the
+       |load stopped at ${f1(t.endAt)} s. Threads and heap of the nodes that stayed up were read after a full GC
+       |before the kill and after the load stopped. "Within" counts to the end of the first
+       |${NodeKilledVerdict.WindowSeconds} s window with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of
+       |the level asked for; for the (N-1)/N level the window starts once the front's router no longer lists the dead
+       |node, for N/N once it lists the restarted node again.
+       |
+       |${c.checks.map(x => s"- ${x.markdown}").mkString("\n")}
+       |
+       |### Second by second
+       |
+       |@@CLUSTER@@
+       |""".stripMargin.replace("@@CLUSTER@@", MarkdownTable(clusterHeader(r), clusterRows(r)))
+
+  /** Per fault run: its phases, answers, what the service retained, the recovery, and every check. */
+  private def details: String =
+    "## Each fault\n\n" + matrixRuns.map { c =>
+      val t = FaultVerdict.timeline(c.record)
+      s"""### ${t.mode}, ${t.fault}: ${c.record.info.title}
+         |- load: ${c.record.info.loadDescription}
+         |- injected at ${f1(t.injectAt)} s, cleared at ${f1(t.clearAt)} s, load stopped at ${f1(t.endAt)} s; OK
+         |  throughput back ${FaultVerdict.recoverySeconds(t).fold("never")(s => f"$s%.1f s after clearing")}
+         |- answers by status: ${statuses(t)}
+         |- threads ${threads(t.before)} before, ${threads(t.after)} after; heap ${heap(t.before)} MB before,
+         |  ${heap(t.after)} MB after (after a full GC)
+         |- charts: [report.html](report.html#run-${Html.id(c.record.info.name)})
+         |
+         |Checks:
+         |
+         |${c.checks.map(x => s"- ${x.markdown}").mkString("\n")}
+         |""".stripMargin
+    }.mkString("\n")
+
+  /** The HTML summary of the fault runs: the matrix, the suite-wide checks, the ramp, the nodes killed. */
+  def html: String =
+    val matrixPart = Option.when(matrixRuns.nonEmpty)(
+      s"""<h2 id="faults">Fault matrix</h2>
+         |<p class="lead">Each fault injected under steady load, held and cleared; its checks are in its run's section
+         |below.</p>
+         |${Html.table(matrixHeader, matrixRows, "faults")}
+         |<h3>Over each service's whole run</h3>
+         |${checksTable(verdict.suites.flatMap((m, cs) => cs.map(c => c.copy(name = s"$m: ${c.name}"))))}""".stripMargin)
+    val rampPart = verdict.ramps.map(c =>
+      s"""<h2 id="overload">${Html.escape(c.record.info.title.capitalize)}</h2>
+         |${Html.table(rampHeader, rampRows(c.record), "ramp")}
+         |${checksTable(c.checks)}""".stripMargin)
+    val killedPart = killed.map(c =>
+      s"""<h2 id="node-killed">A node killed: ${Html.escape(c.record.info.title)}</h2>
+         |${checksTable(c.checks)}""".stripMargin)
+    (matrixPart.toSeq ++ rampPart ++ killedPart).mkString("\n")
+
+  /** A run's own checks in its section, with a node-killed run's second-by-second table. */
+  def runHtml(r: RunRecord): String =
+    val checks = (verdict.runs ++ verdict.ramps).find(_.record eq r)
+    checks.fold("") { c =>
+      val cluster = if killed.exists(_.record eq r) then
+        s"<h3>Second by second, as the front saw the cluster</h3>\n${Html.table(clusterHeader(r), clusterRows(r))}"
+      else ""
+      s"""<h3>${if c.passed then "Every check passed" else "SOME CHECKS FAILED"}</h3>
+         |${checksTable(c.checks)}
+         |$cluster""".stripMargin
+    }
+
+object FaultsReport:
+  def of(records: Seq[RunRecord]): FaultsReport = FaultsReport(FaultsVerdict.of(records))
+
+  private def f0(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.0f"
+  private def f1(d: Double) = f"$d%.1f"
+
+  def verdictOf(c: FaultRunChecks): String =
+    if c.passed then "pass" else "FAIL: " + c.checks.filterNot(_.passed).map(_.name).mkString(", ")
+
+  def checksTable(checks: Seq[Check]): String =
+    Html.table(Seq("check", "result", "detail"), checks.map(c => Seq(c.name, if c.passed then "pass" else "FAIL",
+      c.detail)), "checks")
+
+  private def statuses(t: FaultTimeline): String =
+    t.statuses.toSeq.sorted.map((s, n) => s"$s: $n").mkString(", ")
+  private def threads(r: Retained): String = r.platformThreads.fold("-")(_.toString)
+  private def heap(r: Retained): String = r.heapMb.fold("-")(h => f"$h%.0f")
+
+  /** Every outcome a fault run's seconds hold, in label order. */
+  def outcomesOf(r: RunRecord): Seq[RequestOutcome] =
+    r.fault.toSeq.flatMap(_.seconds.flatMap(_.outcomes.keys)).distinct.sorted
+
+  /**
+   * The service's cores (its CPU seconds, children included) and the machine's busy share over a ramp step: from the
+   * first to the last sample within the step's window (half a second of slack each side: samples and the step's
+   * bounds are read on clocks started within a millisecond of each other).
+   */
+  def cpu(r: RunRecord, s: OverloadStep): (Option[Double], Option[Double]) =
+    val in = r.samples.filter(x => x.second >= s.from - 0.5 && x.second <= s.to + 0.5)
+    def over[A](f: Sample => Option[A]): Option[(Double, A, Double, A)] =
+      val points = in.flatMap(x => f(x).map(x.second -> _))
+      for (t0, a) <- points.headOption; (t1, b) <- points.lastOption if t1 > t0 yield (t0, a, t1, b)
+    val cores = over(_.cpuSeconds).map((t0, a, t1, b) => (b - a) / (t1 - t0))
+    val busy = over(x => for b <- x.machineBusyTicks; t <- x.machineTotalTicks yield (b, t)).collect {
+      case (_, (b0, n0), _, (b1, n1)) if n1 > n0 => (b1 - b0).toDouble / (n1 - n0)
+    }
+    (cores, busy)
+
+  /** A colour per outcome: OK green, each failing status its own, no answer in greys. */
+  def outcomeColor(o: RequestOutcome): String = o match
+    case RequestOutcome.Status(200) => "#2ca02c"
+    case RequestOutcome.Status(502) => "#ff7f0e"
+    case RequestOutcome.Status(503) => "#9467bd"
+    case RequestOutcome.Status(504) => "#d62728"
+    case RequestOutcome.Status(c) => Timeline.classColor(s"${c / 100}xx")
+    case RequestOutcome.Timeout => "#000000"
+    case RequestOutcome.Reset => "#7f7f7f"
+    case RequestOutcome.Closed => "#bcbd22"
+    case RequestOutcome.Connect => "#17becf"
+    case RequestOutcome.Abandoned => "#8c564b"
+
+  /**
+   * A fault run's own charts, on the run's time axis: answers per second by outcome with the fault held shaded and
+   * the circuit breaker's state; the service's platform threads and heap; on a node killed, the cluster as the front
+   * saw it.
+   */
+  def charts(r: RunRecord, id: String): Seq[Chart] = r.fault.toSeq.flatMap { t =>
+    val seconds = r.faultSeconds
+    val outcomes = outcomesOf(r)
+    val top = seconds.flatMap(_.outcomes.values).maxOption.getOrElse(1).max(1).toDouble
+    val answers = outcomes.map(o => Series(o.word, seconds.map(s => (s.second + 0.5, s.outcomes.getOrElse(o, 0)
+      .toDouble)), outcomeColor(o)))
+    val held = Series("fault held", Seq(t.injectAt -> top, t.clearAt -> top), "#d62728", dashed = true, filled = true)
+    val breaker = Series("circuit breaker (0 closed, 1 half-open, 2 open)",
+      seconds.flatMap(s => s.breaker.map(s.sample.fold(s.second.toDouble)(_.second) -> _)), "#000000", axis = "y2")
+    def gauge(label: String, f: Sample => Option[Double], color: String, axis: String = "y") =
+      Series(label, r.samples.filter(_.second <= t.endAt + 1).flatMap(s => f(s).map(s.second -> _)), color,
+        axis = axis)
+    val killed = t.nodeKill.toSeq.flatMap { k =>
+      val cluster = NodeKilledVerdict.cluster(r)
+      Chart.of(s"$id-fault-cluster", "The cluster as the front saw it", Chart.Time, "members", Seq(
+        Series("members up", cluster.flatMap(c => c.membersUp.map(c.second.toDouble -> _)), "#2ca02c"),
+        Series("unreachable", cluster.flatMap(c => c.unreachable.map(c.second.toDouble -> _)), "#d62728"),
+        Series(s"routees of ${k.killed}", cluster.filter(_.scraped).map(c =>
+          c.second.toDouble -> c.killedRoutees.getOrElse(0.0)), "#1f77b4", axis = "y2")), unit2 = Some("routees"))
+    }
+    Seq(
+      Chart.of(s"$id-fault-answers", s"${t.fault}: answers per second by outcome, the fault held shaded",
+        Chart.Time, "answers/s", (answers :+ held) :+ breaker, unit2 = Some("breaker")),
+      Chart.of(s"$id-fault-gauges", "Platform threads (/proc) and heap used (/metrics)", Chart.Time,
+        "threads", Seq(gauge("platform threads", _.platformThreads.map(_.toDouble), "#1f77b4"),
+          gauge("heap used MB", _.metrics.flatMap(_.heapUsedMb), "#ff7f0e", axis = "y2")), unit2 = Some("MB"))
+    ).flatten ++ killed
+  }
