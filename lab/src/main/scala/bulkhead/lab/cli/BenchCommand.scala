@@ -2,8 +2,9 @@ package bulkhead.lab.cli
 
 import bulkhead.lab.bench.{BenchRounds, BenchSuite}
 import bulkhead.lab.process.Launch
-import bulkhead.lab.record.RecordJson
-import bulkhead.lab.report.{BenchReport, BenchRow, Environment}
+import bulkhead.lab.record.{CpuPerRequest, RecordJson}
+import bulkhead.lab.report.{BenchReport, BenchRow, Environment, ProfileStages}
+import bulkhead.lab.sample.AsyncProfiler
 import bulkhead.lab.run.ScenarioRunner
 import scopt.OParser
 
@@ -21,7 +22,8 @@ object BenchCommand extends LabCommand:
 
   final case class Options(suite: String = "", duration: Option[FiniteDuration] = None,
       warmup: Option[FiniteDuration] = None, rounds: Int = 3, only: Seq[String] = Nil, out: Option[Path] = None,
-      connections: Option[Int] = None, threads: Option[Int] = None, reportOf: Option[Path] = None)
+      connections: Option[Int] = None, threads: Option[Int] = None, reportOf: Option[Path] = None,
+      profile: Boolean = false, servers: Seq[String] = Nil, settings: Seq[String] = Nil)
 
   private val parser =
     val b = OParser.builder[Options]
@@ -47,12 +49,21 @@ object BenchCommand extends LabCommand:
         .validate(r => if r >= 1 && r <= 20 then success else failure(s"--rounds must be 1..20, was $r"))
         .action((r, o) => o.copy(rounds = r)),
       opt[Seq[String]]("only").valueName("case,...").text("run only these cases").action((c, o) => o.copy(only = c)),
+      opt[Seq[String]]("servers").valueName("name,...")
+        .text("run each case only on these of its servers (e.g. bulkhead,spray)").action((t, o) => o.copy(servers = t)),
+      opt[String]("set").unbounded().valueName("key=value")
+        .text("a service setting for every bulkhead run, as serve's --set (a candidate measured against a run without)")
+        .validate(kv => if kv.contains('=') then success else failure(s"--set needs key=value, was '$kv'"))
+        .action((kv, o) => o.copy(settings = o.settings :+ kv)),
       opt[Int]("connections").valueName("<n>").text("every case at this many connections (e.g. bench ab at 1000)")
         .validate(c => if c >= 1 && c <= 100_000 then success else failure(s"--connections must be 1..100000, was $c"))
         .action((c, o) => o.copy(connections = Some(c))),
       opt[Int]("threads").valueName("<n>").text("wrk threads of every wrk case (e.g. 6 as seed 001's -t6)")
         .validate(t => if t >= 1 && t <= 64 then success else failure(s"--threads must be 1..64, was $t"))
         .action((t, o) => o.copy(threads = Some(t))),
+      opt[Unit]("profile").text("async-profiler on each JVM server through its measured runs: flame.html and " +
+          "collapsed.txt beside each result.json (the profiler's samples cost CPU: quote CPU figures from a run without it)")
+        .action((_, o) => o.copy(profile = true)),
       opt[String]("out").valueName("<dir>").text("where to write results (default results/<date>-bench-<suite>)")
         .action((d, o) => o.copy(out = Some(Path.of(d)))),
       help("help").text("print this help"),
@@ -74,11 +85,19 @@ object BenchCommand extends LabCommand:
         2
       case Right(all) =>
         val unknown = o.only.filterNot(n => all.exists(_.name == n))
+        val named = all.flatMap(_.targets.map(_.name)).distinct
+        val unknownServers = o.servers.filterNot(named.contains)
         if unknown.nonEmpty then
           System.err.println(s"bulkhead bench: unknown case ${unknown.mkString(", ")}; cases: ${all.map(_.name).mkString(", ")}")
           2
+        else if unknownServers.nonEmpty then
+          System.err.println(s"bulkhead bench: no case runs ${unknownServers.mkString(", ")}; servers: ${named.mkString(", ")}")
+          2
         else
           val cases = all.filter(c => o.only.isEmpty || o.only.contains(c.name))
+            .map(c => if o.servers.isEmpty then c else c.copy(targets = c.targets.filter(t => o.servers.contains(t.name))))
+            .filter(_.targets.nonEmpty)
+            .map(c => c.copy(serviceFlags = c.serviceFlags ++ o.settings.flatMap(kv => Seq("--set", kv))))
             .map(BenchSuite.adjust(_, o.duration, o.warmup, o.connections, o.threads))
           val out = o.out.getOrElse(Paths.results(s"bench-${suite.name}"))
           val launch = Launch.fromSystem()
@@ -87,7 +106,7 @@ object BenchCommand extends LabCommand:
           val runs = cases.map(_.targets.size).sum * o.rounds
           println(s"bulkhead bench ${suite.name}: ${cases.size} cases, $runs runs in ${o.rounds} round(s), about " +
             s"${(BenchRounds.estimateSeconds(cases, o.rounds) / 60).ceil.toInt} min; results in $out")
-          val results = BenchRounds(ScenarioRunner(launch, out, println), out, println).run(cases, o.rounds)
+          val results = BenchRounds(ScenarioRunner(launch, out, println, o.profile), out, println).run(cases, o.rounds)
           val failures = results.collect { case Left(e) => e }
           // The table comes from the records as written, exactly what `bench report` renders again.
           val read = results.collect { case Right(file) => RecordJson.read(file) }
@@ -116,9 +135,32 @@ object BenchCommand extends LabCommand:
   private def write(report: BenchReport, dir: Path): Unit =
     Files.createDirectories(dir)
     val file = dir.resolve("README.md")
-    Files.writeString(file, report.markdown)
+    val profiles = profileTables(dir)
+    Files.writeString(file, report.markdown + profiles.fold("")(t => s"\n## CPU per request by stage (async-profiler)\n\n$t\n"))
     println()
     println(report.table)
     println()
     println(report.summary)
+    profiles.foreach(t => println(s"\nCPU per request by stage (async-profiler):\n$t"))
     println(s"\nwritten: $file")
+
+  /**
+   * For a run with `--profile`: per case, each profiled round's CPU per request split by stage (one column per server
+   * and round), from the collapsed stacks beside its result.json.
+   */
+  private def profileTables(dir: Path): Option[String] =
+    import scala.jdk.CollectionConverters.*
+    val files = scala.util.Using.resource(Files.walk(dir))(_.iterator.asScala
+      .filter(_.getFileName.toString == AsyncProfiler.Collapsed).toVector.sortBy(_.toString))
+    val columns = files.flatMap { f =>
+      val round = f.getParent
+      for
+        record <- RecordJson.read(round.resolve(RecordJson.FileName)).toOption
+        cpu <- CpuPerRequest.service(record)
+        stages <- ProfileStages.read(f).toOption
+      yield (dir.relativize(round.getParent.getParent).toString,
+        s"${round.getParent.getFileName} ${round.getFileName.toString.stripPrefix("round-")}", cpu, stages)
+    }
+    Option.when(columns.nonEmpty)(columns.groupBy(_._1).toSeq.sortBy(_._1).map { (name, cs) =>
+      s"### $name\n\n" + ProfileStages.table(cs.map(c => (c._2, c._3, c._4)))
+    }.mkString("\n\n"))

@@ -25,7 +25,7 @@ trait LoadDriver:
 
 object LoadDriver:
   def of(load: Load): LoadDriver = load match
-    case w: Load.Wrk => WrkDriver(w.threads.min(w.connections), w.connections, w.duration, w.timeout)
+    case w: Load.Wrk => WrkDriver(w.threads.min(w.connections), w.connections, w.duration, w.timeout, w.closeEach)
     case r: Load.Ramp => RampLoadDriver(r)
     case o: Load.Open => VegetaDriver(o.rate.getOrElse(throw IllegalArgumentException(NoRate)), o.duration, o.timeout)
 

@@ -43,12 +43,13 @@ object WarmUp:
    * the processes measured (None: no JVM among them): while the last run's share of a core is above
    * [[SettledShare]], the warm-up goes on in runs of [[RunLength]], up to [[extraLimit]] more. `onRun(i, n)` is told
    * before run i of the n asked for (from 1); `onExtra(share)` before each run beyond them, with the share that asked
-   * for it.
+   * for it. `closeEach`: a connection per request, as the measured load of a fresh-connection case.
    */
   def run(threads: Int, connections: Int, total: FiniteDuration, url: String,
       onRun: (Int, Int) => Unit = (_, _) => (), jit: () => Option[Double] = () => None,
-      onExtra: Double => Unit = _ => ()): FiniteDuration =
-    warm(total, length => Wrk.run(WrkLoad(threads, connections, length, 10.seconds, url)), jit, onRun, onExtra)
+      onExtra: Double => Unit = _ => (), closeEach: Boolean = false): FiniteDuration =
+    warm(total, length => Wrk.run(WrkLoad(threads, connections, length, 10.seconds, url, closeEach)), jit, onRun,
+      onExtra)
 
   /** [[run]] with the load of one run given: `once(length)` drives one run. */
   def warm(total: FiniteDuration, once: FiniteDuration => Unit, jit: () => Option[Double],

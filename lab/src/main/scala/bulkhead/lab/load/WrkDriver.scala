@@ -11,12 +11,12 @@ import scala.concurrent.duration.*
  * wrk's own latency histogram as 1,000 quantiles. wrk alone prints only "Non-2xx or 3xx responses", which let a run of
  * 99.98 % errors pass for throughput.
  */
-final class WrkDriver(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration)
-    extends LoadDriver:
+final class WrkDriver(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration,
+    closeEach: Boolean = false) extends LoadDriver:
   def concurrency: Int = connections
   def measuredSeconds: Double = duration.toMillis / 1000.0
 
-  private def load(url: String) = WrkLoad(threads.min(connections), connections, duration, timeout, url)
+  private def load(url: String) = WrkLoad(threads.min(connections), connections, duration, timeout, url, closeEach)
 
   def describe(url: String): String = load(url).describe
 

@@ -4,7 +4,7 @@ import bulkhead.lab.load.{LoadDriver, WarmUp}
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.{ClusterNode, Dependencies, Launch, Served, ServiceCluster, Stack}
 import bulkhead.lab.record.{CapacityStep, RecordJson, RunInfo, RunRecord, ServiceLog}
-import bulkhead.lab.sample.{CpuUsage, ServiceSampler}
+import bulkhead.lab.sample.{AsyncProfiler, CpuUsage, ServiceSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
 
 import java.nio.file.{Files, Path}
@@ -16,8 +16,10 @@ import scala.concurrent.duration.*
  * joined as a cluster for `cluster.nodes`), warms up, drives the load while sampling the service (every node, on a
  * cluster), and stops every process it started. Each run's [[RunRecord]] is written
  * as `result.json` in the scenario's directory beside the raw outputs (wrk's report, JMeter's JTL, the logs).
+ * With `profile`, async-profiler samples a JVM server's CPU through each measured run and writes its flame graph
+ * there too ([[AsyncProfiler]]); the profiler's own samples are in that run's CPU figures.
  */
-final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Unit):
+final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Unit, profile: Boolean = false):
 
   /** A scenario on its one target (bulkhead unless it names another), in the scenario's own directory. */
   def run(s: Scenario): Either[String, RunRecord] = runTarget(s, s.targets.head, workDir.resolve(s.name))
@@ -139,7 +141,10 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         served.url(s.path),
         jit = () => pids.flatMap(CpuUsage.compilerSeconds).reduceOption(_ + _),
         onExtra = share =>
-          progress(f"  the JIT still took ${share * 100}%.0f %% of a core: ${WarmUp.RunLength.toSeconds} s more"))
+          progress(f"  the JIT still took ${share * 100}%.0f %% of a core: ${WarmUp.RunLength.toSeconds} s more"),
+        closeEach = s.load match
+          case w: Load.Wrk => w.closeEach
+          case _ => false)
     }
     if s.warmupConnections.exists(_ > s.load.concurrency) then Thread.sleep(ScenarioRunner.AfterLargerWarmUp.toMillis)
     ran
@@ -178,9 +183,15 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val sampler = samplerOf(s, service, jvm, dependencies)
     val others = cluster.drop(1)
     val started = Instant.now()
-    val outcomes = Measurement.runNodes(driver, url, dir,
-        sampler +: others.map(n => ServiceSampler(n.served.child.pid, Some(n.url("/metrics")))), s.sampleEvery, progress)
-      .fold(e => throw IllegalStateException(e), identity)
+    val profiled = profile && jvm && cluster.isEmpty && AsyncProfiler.start(service.child.pid)
+      .fold(e => { progress(s"  not profiled: $e"); false }, _ => true)
+    val outcomes =
+      try Measurement.runNodes(driver, url, dir,
+          sampler +: others.map(n => ServiceSampler(n.served.child.pid, Some(n.url("/metrics")))), s.sampleEvery,
+          progress).fold(e => throw IllegalStateException(e), identity)
+      finally
+        if profiled then AsyncProfiler.stop(service.child.pid, dir)
+          .fold(e => progress(s"  profile not written: $e"), files => progress(s"  profile: ${files.mkString(", ")}"))
     val measured = outcomes.head
     // An open loop has no clients of its own: the most requests it had in flight stand for them.
     val clients = if driver.openLoop then measured.figures.clients else s.load.concurrency

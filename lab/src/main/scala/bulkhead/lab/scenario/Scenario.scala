@@ -42,7 +42,9 @@ enum RateSteps:
  * requests sent at a rate whatever the answers do, as production traffic arrives.
  */
 enum Load:
-  case Wrk(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration)
+  /** `closeEach`: every request says `Connection: close`, so each answer ends its connection and wrk opens another. */
+  case Wrk(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration,
+      closeEach: Boolean = false)
   case Ramp(clients: Int, rampUp: FiniteDuration, rampSteps: Int, hold: FiniteDuration)
   /**
    * An open loop at `rate` req/s (None: `lab capacity` finds the top rate from the closed loop's cap) for `duration`;
@@ -68,7 +70,9 @@ enum Load:
     case other => other.measured.toMillis / 1000.0
 
   def describe(path: String): String = this match
-    case Wrk(t, c, d, to) => s"wrk -t$t -c$c -d${d.toSeconds}s --timeout ${to.toSeconds}s $path"
+    case Wrk(t, c, d, to, close) =>
+      val header = if close then " -H 'Connection: close'" else ""
+      s"wrk -t$t -c$c -d${d.toSeconds}s --timeout ${to.toSeconds}s$header $path"
     case Ramp(c, up, steps, hold) =>
       s"ramp to $c clients in ${up.toSeconds}s ($steps steps), hold ${hold.toSeconds}s, $path"
     case Open(rate, steps, d, to, _, _) =>
@@ -152,7 +156,7 @@ object Scenario:
   val Keys: Set[String] = Set(
     "name", "title", "seed.id", "seed.row", "seed.figure", "seed.requests-per-second",
     "service.flags", "service.min-jdk", "stub.latency", "stub.faults", "redis.customers",
-    "load.path", "load.driver", "load.threads", "load.connections", "load.duration", "load.timeout",
+    "load.path", "load.driver", "load.connection", "load.threads", "load.connections", "load.duration", "load.timeout",
     "load.clients", "load.ramp-up", "load.ramp-steps", "load.hold", "load.rate", "load.rate-steps", "warmup",
     "sampling.every", "work-seconds", "attempts", "target", "targets", "expect.resource", "expect.cap", "expect.fix",
     "service.cpus", "expect.status-class", "service.heap", "bound.pool", "bound.threads", "cluster.nodes",
@@ -202,7 +206,7 @@ object Scenario:
       case "wrk" =>
         val connections = int("load.connections", 100)
         val full: Load.Wrk = Load.Wrk(int("load.threads", 2), connections, dur("load.duration", 30.seconds),
-          dur("load.timeout", 10.seconds))
+          dur("load.timeout", 10.seconds), opt("load.connection").contains("close"))
         // The demo keeps the seeds' connection counts up to 2,000 (enough to pass max-connections = 1024).
         // Attempts interleaved over several servers multiply the time: 10 s each in the short form.
         val cap = if int("attempts", 1) > 1 then 10.seconds else 20.seconds
@@ -225,6 +229,9 @@ object Scenario:
         Option.when(!path.startsWith("/"))(s"load.path must start with /, was '$path'"),
         Option.when(l.concurrency < 1)("load.connections / load.clients must be at least 1"),
         Option.when(int("load.threads", 2) < 1)("load.threads must be at least 1"),
+        opt("load.connection").filterNot(Set("keep-alive", "close")).map(v =>
+          s"load.connection must be keep-alive or close, was '$v'"),
+        Option.when(driver != "wrk" && c.hasPath("load.connection"))("load.connection is wrk's: set load.driver = wrk"),
         Option.when(driver != "open" && (c.hasPath("load.rate") || c.hasPath("load.rate-steps")))(
           "load.rate and load.rate-steps are an open loop's: set load.driver = open"),
         Option.when(c.hasPath("work-seconds") && c.getDouble("work-seconds") <= 0)("work-seconds must be positive"),

@@ -19,9 +19,10 @@ class BenchSuiteSpec extends AnyFlatSpec with Matchers:
     }
   }
 
-  "bench hello" should "run /hello at 100 and 1,000 connections on bulkhead, every peer and nginx" in {
+  "bench hello" should "run /hello at 100 and 1,000 connections and one request per connection, on every server" in {
     val cases = BenchSuite.named("hello").get.cases(root).toOption.get
-    cases.map(_.load.concurrency) shouldBe Seq(100, 1000)
+    cases.map(_.load.concurrency) shouldBe Seq(100, 1000, 100)
+    cases.map(_.load.asInstanceOf[Load.Wrk].closeEach) shouldBe Seq(false, false, true)
     cases.foreach(_.targets shouldBe Seq(Target.Bulkhead, Target.PekkoMinimal, Target.AkkaHttp, Target.Spray, Target.Nginx))
   }
 

@@ -131,6 +131,7 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("bench", "report") -> "bench report needs the directory",
     Seq("bench", "report", "/no/such/bench") -> "/no/such/bench",
     Seq("bench", "hello", "/tmp") -> "bench hello takes no directory",
+    Seq("bench", "hello", "--set", "fast-path") -> "--set needs key=value, was 'fast-path'",
     Seq("cluster-faults", "--nodes", "9") -> "--nodes must be 2..5, was 9",
     Seq("capacity") -> "give scenario files, or --pid and --url",
     Seq("capacity", "--pid", "1") -> "--pid needs --url",

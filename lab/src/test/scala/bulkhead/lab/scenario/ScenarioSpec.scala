@@ -179,6 +179,17 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     read("name = x\nservice.cpus = 0\n").left.toOption.get should include("service.cpus must be 1..1024, was 0")
   }
 
+  "A wrk scenario" should "send Connection: close with every request when load.connection is close" in {
+    val closing = read("load { path = \"/hello\", connections = 100, connection = close }\n").fold(e => fail(e), identity)
+    closing.load shouldBe Load.Wrk(2, 100, 30.seconds, 10.seconds, closeEach = true)
+    closing.load.describe("/hello") should include("-H 'Connection: close'")
+    read("load { path = \"/hello\" }\n").toOption.get.load.asInstanceOf[Load.Wrk].closeEach shouldBe false
+    read("load { connection = sometimes }\n").left.toOption.get should include(
+      "load.connection must be keep-alive or close, was 'sometimes'")
+    bulkhead.lab.load.WrkLoad(2, 100, 30.seconds, 10.seconds, "http://127.0.0.1:1/hello", closeEach = true).args
+      .sliding(2).toSeq should contain(Seq("-H", "Connection: close"))
+  }
+
   "An open-loop scenario" should "read its rate, its steps (a count up to the rate, or a list), duration and timeout" in {
     val one = read("load { driver = open, path = \"/hello\", rate = 50, duration = 3s, timeout = 2s }\n").toOption.get
     one.load shouldBe Load.Open(Some(50.0), None, 3.seconds, 2.seconds, 2, 100)
