@@ -74,23 +74,22 @@ object Measurement:
    * nothing else runs; sampled through the warm-up, that code is compiled before the measured run, as the request path
    * is (a service the lab attaches to has long been through it too).
    */
-  def sampledMeanwhile[A](sampler: Option[ProcessSampler], every: FiniteDuration)(body: => A): A =
-    sampler.filter(_ => every > Duration.Zero) match
-      case None => body
-      case Some(s) =>
-        val running = java.util.concurrent.atomic.AtomicBoolean(true)
-        val t = Thread(() =>
-          while running.get do
-            s.sample(0.0)
-            val end = System.nanoTime() + every.toNanos
-            while running.get && System.nanoTime() < end do Thread.sleep(50)
-        , "lab-warm-up-sampler")
-        t.setDaemon(true)
-        t.start()
-        try body
-        finally
-          running.set(false)
-          t.join(30_000)
+  def sampledMeanwhile[A](sampler: ProcessSampler, every: FiniteDuration)(body: => A): A =
+    if every <= Duration.Zero then body
+    else
+      val running = java.util.concurrent.atomic.AtomicBoolean(true)
+      val t = Thread(() =>
+        while running.get do
+          sampler.sample(0.0)
+          val end = System.nanoTime() + every.toNanos
+          while running.get && System.nanoTime() < end do Thread.sleep(50)
+      , "lab-warm-up-sampler")
+      t.setDaemon(true)
+      t.start()
+      try body
+      finally
+        running.set(false)
+        t.join(30_000)
 
   /**
    * A measurement as a record: `outcomes` one per process as [[runNodes]] gives them (the front first), `others` the

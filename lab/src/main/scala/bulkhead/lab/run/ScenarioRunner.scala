@@ -136,7 +136,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
   private def warmUp(s: Scenario, served: Served, jvm: Boolean,
       dependencies: Map[String, Long] = Map.empty): FiniteDuration =
     val pids = served.child.pid +: dependencies.values.toSeq
-    val ran = Measurement.sampledMeanwhile(Some(samplerOf(s, served, jvm, dependencies)), s.sampleEvery) {
+    val ran = Measurement.sampledMeanwhile(samplerOf(s, served, jvm, dependencies), s.sampleEvery) {
       WarmUp.run(ScenarioRunner.warmUpThreads(s), s.warmupConnections.getOrElse(s.load.concurrency), s.warmup,
         served.url(s.path),
         jit = () => pids.flatMap(CpuUsage.compilerSeconds).reduceOption(_ + _),
