@@ -17,8 +17,8 @@ object GoodputVerdict:
     val other = g.statuses.filterNot((s, _) => s == "200" || s == "503")
     Seq(
       Check(s"answers at ${CapShare} of the cap or better", g.okPerSecond >= CapShare * g.cap,
-        f"${g.okPerSecond}%.2f answers/s of the cap's ${g.cap}%.0f (${g.okPerSecond / g.cap}%.2f): ${g.ok} in " +
-          f"${g.to - g.from}%.1f s, ${g.slots} slots, third party ${g.stubLatencyMs}%.0f ms"),
+        f"${g.okPerSecond}%.2f answers/s of the cap's ${g.cap}%.0f (${g.okPerSecond / g.cap}%.2f; ${g.ok} ended in " +
+          f"the ${g.to - g.from}%.1f s counted), ${g.slots} slots, third party ${g.stubLatencyMs}%.0f ms"),
       Check("the rest refused: only 200 and 503, every request answered", other.isEmpty && g.refused > 0,
         s"${g.ok} x 200, ${g.refused} x 503" + (if other.isEmpty then "" else
           other.toSeq.sorted.map((s, n) => s"$s: $n").mkString("; other: ", ", ", ""))),

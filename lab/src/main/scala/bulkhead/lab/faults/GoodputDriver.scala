@@ -38,8 +38,7 @@ final class GoodputDriver(val mode: String, val slots: Int, users: Int, customer
       Thread.sleep((warmUp + window).toMillis)
       val to = (System.nanoTime() - log.t0Nanos) / 1e9
       val ended = group.stop()
-      val in = log.all.filter(e => e.endSecond >= measuredFrom && e.endSecond < to)
-      counted = Some((if ended then in else in :+ Unfinished, to))
+      counted = Some((if ended then log.all else log.all :+ Unfinished(measuredFrom), to))
       Right(ClosedLoopUsers.figures(log.all, users, measuredFrom, to, describe(url)))
     finally group.abandon()
 
@@ -49,18 +48,33 @@ final class GoodputDriver(val mode: String, val slots: Int, users: Int, customer
    */
   def goodput(thirdPartyPeak: Option[Int], thirdPartySlots: Int, sharedBy: Int,
       breakerOpenings: Option[Double]): Goodput =
-    val (in, to) = counted.getOrElse(throw IllegalStateException("the undersized pool's load did not run"))
-    val seconds = (to - measuredFrom).max(0.001)
+    val (all, to) = counted.getOrElse(throw IllegalStateException("the undersized pool's load did not run"))
+    val in = all.filter(e => e.endSecond >= measuredFrom && e.endSecond < to)
     def latencies(es: Seq[RequestLog.Entry]) = Option(es.map(_.latencyMs)).filter(_.nonEmpty).map(Latencies.ofMillis)
     val ok = in.filter(_.outcome == Ok)
     val refused = in.filter(_.outcome == Refused)
     Goodput(mode, slots, stubLatencyMs, soapTimeout.toMillis.toDouble, users, measuredFrom, to,
-      in.groupMapReduce(_.outcome.label)(_ => 1)(_ + _), ok.size / seconds,
+      in.groupMapReduce(_.outcome.label)(_ => 1)(_ + _), answersPerSecond(all, measuredFrom, to, stubLatencyMs / 1000),
       latencies(ok).map(_.p50Ms), latencies(refused).map(_.p50Ms), refused.map(_.latencyMs).maxOption,
       refused.count(_.retryAfter.isEmpty), thirdPartyPeak, thirdPartySlots, sharedBy, breakerOpenings)
 
 object GoodputDriver:
+  /**
+   * OK answers a second over `[from, to)`, each counted by the share of its call to the third party (the last
+   * `callSeconds` of its latency; before it, it waited for a slot) that lies inside the window: Little's law on the
+   * slots, their busy time over the window divided by a call's time. The slots answer in waves (all of them within a
+   * few ms, once a call's time), so a count of the answers ending in the window is off by up to a wave (8 of 96 in
+   * 12 s) by where its edges fall; shares are not.
+   */
+  def answersPerSecond(log: Seq[RequestLog.Entry], from: Double, to: Double, callSeconds: Double): Double =
+    val busy = log.filter(_.outcome == Ok).map { e =>
+      val start = e.endSecond - callSeconds.min(e.latencyMs / 1000)
+      val inside = (e.endSecond.min(to) - start.max(from)).max(0)
+      if e.endSecond > start then inside / (e.endSecond - start) else 0.0
+    }.sum
+    busy / (to - from).max(0.001)
+
   private val Ok = RequestOutcome.Status(200)
   private val Refused = RequestOutcome.Status(503)
-  /** A user that never finished its request: counted as a request without an answer. */
-  private val Unfinished = RequestLog.Entry("unfinished", 0, 0, 0, RequestOutcome.Timeout, None)
+  /** A user that never finished its request: counted as a request without an answer, in the window. */
+  private def Unfinished(at: Double) = RequestLog.Entry("unfinished", at, at, 0, RequestOutcome.Timeout, None)

@@ -7,6 +7,9 @@ package bulkhead.lab.record
  *
  * @param statuses         answers in the window by status (`200`, `503`), and requests without one by why
  *                         (`error:timeout`), as [[bulkhead.lab.load.RequestOutcome]] labels them
+ * @param okPerSecond      OK answers a second over the window, each counted by the share of its call to the third
+ *                         party inside it (the slots answer in waves: a plain count is off by up to a wave by where
+ *                         the window's edges fall); `statuses` has the plain count
  * @param slowestRefusalMs the slowest 503 of the window (a refusal must come well before the SOAP timeout)
  * @param thirdPartyPeak   the most calls the third party had at once (its /metrics, polled every few ms) while this
  *                         run and the `sharedBy - 1` others beside it called it; None if it could not be read

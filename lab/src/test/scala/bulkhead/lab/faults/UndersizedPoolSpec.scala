@@ -1,5 +1,6 @@
 package bulkhead.lab.faults
 
+import bulkhead.lab.load.{RequestLog, RequestOutcome}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -26,4 +27,18 @@ class UndersizedPoolSpec extends AnyFlatSpec with Matchers:
     (alone.runsRamp, alone.runsUndersized, alone.runs.isEmpty) shouldBe (false, true, true)
     val fault = all.copy(only = Set("reset"))
     (fault.runsRamp, fault.runsUndersized) shouldBe (true, false)
+  }
+
+  "Answers a second" should "count each answer by the share of its call inside the window, wherever the waves fall" in {
+    // 8 slots answering together every 1.05 s (1 s calls, 50 ms to hand each slot on): 8 / 1.05 = 7.62 a second.
+    def waves(phase: Double) = (0 until 20).flatMap(k => Seq.fill(8)(phase + k * 1.05)).map(end =>
+      RequestLog.Entry("u", end - 1.5, end, 1500, RequestOutcome.Status(200), None))
+    Seq(0.0, 0.3, 0.6, 0.99).foreach { phase =>
+      GoodputDriver.answersPerSecond(waves(phase), 4, 16, 1.0) shouldBe (8 / 1.05) +- 0.05
+    }
+    // A plain count of the answers ending in the window moves by a wave with the phase.
+    val counts = Seq(0.0, 0.3, 0.6, 0.99).map(p => waves(p).count(e => e.endSecond >= 4 && e.endSecond < 16))
+    counts.max - counts.min shouldBe 8
+    val refused = RequestLog.Entry("u", 5, 6, 1000, RequestOutcome.Status(503), None)
+    GoodputDriver.answersPerSecond(Seq(refused), 4, 16, 1.0) shouldBe 0.0
   }
