@@ -9,7 +9,8 @@ import java.nio.file.{Files, Path}
 
 /**
  * `lab faults`: the fault matrix under load, the overload ramp and the undersized pool, the service on its shipped
- * settings; exit 1 when a check fails. By default every fault in non-blocking mode and the thread-holding ones in blocking and virtual mode;
+ * settings; exit 1 when a check fails. By default every fault in non-blocking mode and the thread-holding ones in
+ * blocking and virtual mode;
  * `--soap-modes` runs every fault in each mode named.
  */
 object FaultsCommand extends LabCommand:

@@ -25,9 +25,9 @@ final class GoodputDriver(val mode: String, val slots: Int, users: Int, customer
   def measuredSeconds: Double = window.toMillis / 1000.0
   def describe(url: String): String =
     val cap = slots * 1000.0 / stubLatencyMs
-    f"$users closed-loop users on $url/{id} (a SOAP client of $slots slots, the third party at $stubLatencyMs%.0f ms: " +
-      f"a cap of $cap%.0f answers/s) for ${measuredFrom + measuredSeconds}%.0f s, the first $measuredFrom%.0f s not " +
-      "counted, waiting Retry-After after a 503"
+    f"$users closed-loop users on $url/{id} (a SOAP client of $slots slots, the third party at " +
+      f"$stubLatencyMs%.0f ms: a cap of $cap%.0f answers/s) for ${measuredFrom + measuredSeconds}%.0f s, the first " +
+      f"$measuredFrom%.0f s not counted, waiting Retry-After after a 503"
 
   def run(url: String, dir: Path): Either[String, LoadFigures] =
     LoadDriver.requireLoopback(url)

@@ -60,8 +60,8 @@ object UndersizedPool:
     try
       started.collectFirst { case scala.util.Failure(e) => throw e }
       val settings = s"the settings `./bulkhead serve` ships (${shipped.describe}) but the SOAP client's calls at " +
-        s"once: ${u.slots} (non-blocking and virtual: soap.max-connections ${u.slots}; blocking: soap.work-queue core " +
-        s"and max ${u.slots}); the stub at ${u.stubLatencyMs} ms for this step; the ${services.size} modes side by " +
+        s"once: ${u.slots} (non-blocking and virtual: soap.max-connections ${u.slots}; blocking: soap.work-queue " +
+        s"core and max ${u.slots}); the stub at ${u.stubLatencyMs} ms for this step; the ${services.size} modes side by " +
         "side on the same stub and Redis"
       Stack.post(stub.url(s"/admin/latency?value=${u.stubLatency.describe}")).left.foreach(e =>
         throw IllegalStateException(s"could not set the stub's latency: $e"))

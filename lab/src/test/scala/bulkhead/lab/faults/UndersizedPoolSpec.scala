@@ -12,8 +12,8 @@ class UndersizedPoolSpec extends AnyFlatSpec with Matchers:
     pool.flags("non-blocking") shouldBe Seq("--soap-mode", "non-blocking", "--set",
       "bulkhead.enrichment.soap.max-connections=8")
     pool.flags("virtual") shouldBe Seq("--soap-mode", "virtual", "--set", "bulkhead.enrichment.soap.max-connections=8")
-    pool.flags("blocking") shouldBe Seq("--soap-mode", "blocking", "--set", "bulkhead.enrichment.soap.work-queue.core=8",
-      "--set", "bulkhead.enrichment.soap.work-queue.max=8")
+    pool.flags("blocking") shouldBe Seq("--soap-mode", "blocking",
+      "--set", "bulkhead.enrichment.soap.work-queue.core=8", "--set", "bulkhead.enrichment.soap.work-queue.max=8")
   }
 
   it should "refuse users that do not overload its slots" in {
