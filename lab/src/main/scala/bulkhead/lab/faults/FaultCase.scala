@@ -40,11 +40,12 @@ trait FaultTarget:
  * One row of the fault matrix: how to inject it, how to clear it, what correct looks like. `pastTimeout`: its calls
  * fail only at the SOAP client's timeout, so it is held longer than that (Phases.holdPastTimeout) for the breaker to
  * see its failures. `hung`: a dependency that hangs rather than fails, held `Phases.holdHung` (minutes in the long form);
- * its run also records the calls the dependencies got stale and what the service holds once the load stops.
+ * its run also records the calls the dependencies got stale and what the service holds once the load stops. `frozen`:
+ * the dependency's process itself is stopped, so it reads what its socket buffers took meanwhile only when it continues.
  */
 final case class FaultCase(name: String, description: String, expect: FaultExpectation,
     inject: (FaultTarget, FiniteDuration) => Unit, clear: FaultTarget => Unit, pastTimeout: Boolean = false,
-    hung: Boolean = false)
+    hung: Boolean = false, frozen: Boolean = false)
 
 object FaultCase:
   import BreakerExpectation.*
@@ -106,7 +107,7 @@ object FaultCase:
     FaultCase("stub-hung", "the third party takes every call and never answers it, also once cleared (each held until " +
       "the client gives up)", ThirdPartySlow, (t, _) => t.stubFaults("hang=1.0"), _.stubFaults(""), hung = true),
     FaultCase("stub-stopped", "the third party's process stopped (SIGSTOP): its sockets accept and nothing reads " +
-      "them; SIGCONT at clear", ThirdPartySlow, (t, _) => t.stopStub(), _.continueStopped(), hung = true),
+      "them; SIGCONT at clear", ThirdPartySlow, (t, _) => t.stopStub(), _.continueStopped(), hung = true, frozen = true),
     FaultCase("redis-stopped", "redis-server stopped (SIGSTOP): its connections stay open and nothing answers; " +
       "SIGCONT at clear", FaultExpectation(Set.empty, StaysClosed, degrades = true), (t, _) => t.stopRedis(),
-      _.continueStopped(), hung = true))
+      _.continueStopped(), hung = true, frozen = true))

@@ -156,7 +156,7 @@ object FaultSuite:
     FaultRun.measure(info, driver, Seq(sampler), Seq(service.child.log), dir, progress) { record =>
       Thread.sleep(500)
       val after = Retained.read(service.child.pid, metrics)
-      val hung = hungBefore.map(b => HungDependency(s.phases.holdOf(fault).toMillis / 1000.0, b,
+      val hung = hungBefore.map(b => HungDependency(s.phases.holdOf(fault).toMillis / 1000.0, fault.frozen, b,
         HungReadings.read(deps, metrics)))
       record.copy(fault = Some(driver.timeline(mode, before, after).copy(hung = hung)))
     }

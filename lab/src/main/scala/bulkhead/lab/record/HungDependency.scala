@@ -15,9 +15,12 @@ final case class DependencyReading(stubCallsWithDeadline: Option[Long], stubStal
  * A dependency that hangs for a long hold (`lab faults`' hung cases): the readings before the load started and once
  * it stopped (every user answered), and the hold it was hung for, in seconds. Between them, the calls the dependencies
  * got that were stale: the stub's by their deadline header; Redis's as the profile reads it ran beyond the ones the
- * service used (`okAnswers`, every OK answer read one profile, minus those it answered degraded).
+ * service used (`okAnswers`, every OK answer read one profile, minus those it answered degraded). `frozen`: the
+ * dependency's process itself was stopped (SIGSTOP), so the calls written to its sockets meanwhile were read only
+ * when it continued, past their deadline: stale on arrival, though sent in time.
  */
-final case class HungDependency(holdSeconds: Double, before: DependencyReading, after: DependencyReading):
+final case class HungDependency(holdSeconds: Double, frozen: Boolean, before: DependencyReading,
+    after: DependencyReading):
   private def delta[A](f: DependencyReading => Option[A])(using n: Numeric[A]): Option[A] =
     for b <- f(before); a <- f(after) yield n.minus(a, b)
 
