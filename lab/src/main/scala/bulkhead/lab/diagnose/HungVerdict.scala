@@ -1,6 +1,6 @@
 package bulkhead.lab.diagnose
 
-import bulkhead.lab.record.{FaultTimeline, HungDependency}
+import bulkhead.lab.record.{FaultTimeline, HungDependency, RunRecord}
 
 /**
  * The checks of a run whose dependency hung for a long hold, beside every fault's (recovery within 5 s, threads, heap):
@@ -10,12 +10,14 @@ import bulkhead.lab.record.{FaultTimeline, HungDependency}
  *
  * A dependency whose process was stopped reads, when it continues, what its sockets took meanwhile: calls written in
  * time that arrive stale, which no client can take back (Linux keeps a reset connection's received bytes readable).
- * Those calls all timed out for their callers (504) or were answered degraded, so there they may be stale up to that
- * many, and not one more: a call the service sent after the dependency came back, or held in a queue of its own past
- * its caller's answer, would exceed it.
+ * Those calls all timed out for their callers (504), so there the third party may get stale up to that many, and not
+ * one more: a call the service sent after the third party came back, or held in a queue of its own past its caller's
+ * answer, would exceed it. Redis may run stale only the commands in flight when it stopped, one per user (the run's
+ * concurrency): a command sent after a timeout told the service that Redis stopped answering would exceed it.
  */
 object HungVerdict:
-  def checks(t: FaultTimeline): Seq[Check] = t.hung.toSeq.flatMap(h => Seq(staleSoap(t, h), staleRedis(t, h), released(h)))
+  def checks(r: RunRecord): Seq[Check] = r.fault.toSeq.flatMap(t => t.hung.toSeq.flatMap(h =>
+    Seq(staleSoap(t, h), staleRedis(t, h, r.info.clients), released(h))))
 
   def staleSoap(t: FaultTimeline, h: HungDependency): Check =
     (h.staleSoapCalls, h.soapCallsWithDeadline) match
@@ -29,16 +31,16 @@ object HungVerdict:
             (if calls == 0 then " (no call carried one: is the service sending X-Request-Deadline?)" else ""))
       case _ => Check("no stale call to the third party", false, "the stub's counters could not be read")
 
-  def staleRedis(t: FaultTimeline, h: HungDependency): Check =
+  def staleRedis(t: FaultTimeline, h: HungDependency, users: Int): Check =
     val ok = t.statuses.getOrElse(200, 0)
     h.staleRedisReads(ok) match
       case Some(stale) =>
         val degraded = h.degradedAnswers.getOrElse(0.0).toLong
-        val allowed = if h.frozen then degraded else 0L
+        val allowed = if h.frozen then users.toLong else 0L
         Check("no stale command to Redis", stale <= allowed,
           s"$stale profile reads run by Redis after their caller had been answered without them ($ok OK answers, " +
-            s"$degraded degraded" + (if h.frozen then s"; at most those $degraded, sent while it was stopped" else "") +
-            ")")
+            s"$degraded degraded" +
+            (if h.frozen then s"; at most the $users in flight when it stopped, one per user" else "") + ")")
       case None => Check("no stale command to Redis", false, "Redis's or the service's counters could not be read")
 
   def released(h: HungDependency): Check =

@@ -21,7 +21,6 @@ class HungVerdictSpec extends AnyFlatSpec with Matchers:
   private def after(r: RunRecord)(f: DependencyReading => DependencyReading) =
     r.copy(fault = r.fault.map(t => t.copy(hung = t.hung.map(h => h.copy(after = f(h.after))))))
   private def failed(r: RunRecord) = FaultVerdict.checks(r, r.fault.get.before).filterNot(_.passed).map(_.name)
-  private def check(r: RunRecord, name: String) = HungVerdict.checks(r.fault.get).find(_.name == name).get
 
   "Recorded runs of a dependency hung for the short form's hold" should "pass every check, the hung ones included" in {
     for r <- Seq(hung, stopped, redis) do
@@ -30,7 +29,7 @@ class HungVerdictSpec extends AnyFlatSpec with Matchers:
         t.expect shouldBe FaultCase.all.find(_.name == t.fault).get.expect
         hungOf(r).holdSeconds shouldBe 15.0
         FaultVerdict.checks(r, t.before).filterNot(_.passed) shouldBe empty
-        HungVerdict.checks(t).map(_.name) shouldBe
+        HungVerdict.checks(r).map(_.name) shouldBe
           Seq("no stale call to the third party", "no stale command to Redis", "nothing held once the load stopped")
         FaultVerdict.recoverySeconds(t).get should be <= FaultVerdict.RecoveryLimitSeconds
       }
@@ -68,12 +67,19 @@ class HungVerdictSpec extends AnyFlatSpec with Matchers:
     val t = redis.fault.get
     val h = hungOf(redis)
     h.degradedAnswers.get should be > 0.0
-    h.staleRedisReads(t.statuses(200)).get should be <= h.degradedAnswers.get.toLong
+    val stale = h.staleRedisReads(t.statuses(200)).get
+    stale should be <= redis.info.clients.toLong
     hungOf(hung).staleRedisReads(hung.fault.get.statuses(200)) shouldBe Some(0)
     failed(after(hung)(a => a.copy(redisProfileReads = a.redisProfileReads.map(_ + 5)))) shouldBe
       Seq("no stale command to Redis")
-    val beyond = h.degradedAnswers.get.toLong - h.staleRedisReads(t.statuses(200)).get + 1
-    failed(after(redis)(a => a.copy(redisProfileReads = a.redisProfileReads.map(_ + beyond)))) shouldBe
+  }
+
+  it should "let a stopped Redis run stale the commands in flight when it stopped, one per user, and not one more" in {
+    val stale = hungOf(redis).staleRedisReads(redis.fault.get.statuses(200)).get
+    val atBound = after(redis)(a => a.copy(redisProfileReads = a.redisProfileReads.map(
+      _ + redis.info.clients - stale)))
+    failed(atBound) shouldBe empty
+    failed(after(atBound)(a => a.copy(redisProfileReads = a.redisProfileReads.map(_ + 1)))) shouldBe
       Seq("no stale command to Redis")
   }
 
@@ -84,7 +90,7 @@ class HungVerdictSpec extends AnyFlatSpec with Matchers:
   }
 
   "A run without a hung dependency" should "get none of these checks" in {
-    HungVerdict.checks(Fixtures.faultRun("reset").fault.get) shouldBe empty
+    HungVerdict.checks(Fixtures.faultRun("reset")) shouldBe empty
   }
 
   "A hung run" should "survive a round trip through its result.json" in {
