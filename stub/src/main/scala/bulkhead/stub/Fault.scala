@@ -6,8 +6,14 @@ import java.util.concurrent.ThreadLocalRandom
 enum Fault(val key: String):
   /** HTTP 500 with a SOAP Fault (soapenv:Server). */
   case ServerError extends Fault("server-error")
-  /** Never answers; the client must give up. */
+  /** Never answers; the client must give up. Cleared, the stub answers what it held. */
   case NoAnswer extends Fault("no-answer")
+  /**
+   * Reads the call and never answers, not even once the fault is cleared: each call it took stays unanswered until
+   * its client gives up (or `no-answer-hold` ends it), as a third party that hung keeps the calls it took when it comes
+   * back. Only the calls after the clearing are answered.
+   */
+  case Hang extends Fault("hang")
   /** Closes the connection in the middle of the answer. */
   case Reset extends Fault("reset")
   /** 200 with XML that does not parse. */

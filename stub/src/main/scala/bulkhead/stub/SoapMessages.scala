@@ -11,6 +11,11 @@ object SoapMessages:
   val EnvelopeNs = "http://schemas.xmlsoap.org/soap/envelope/"
   val CustomersNs = "urn:bulkhead:customers"
   val GetCustomerAction = "urn:bulkhead:customers/GetCustomer"
+  /**
+   * The header in which a caller may say until when its call is worth answering, in epoch milliseconds (the service
+   * sends it): a call that arrives past it is stale, and the stub counts it.
+   */
+  val DeadlineHeader = "X-Request-Deadline"
 
   private val parsers =
     val f = SAXParserFactory.newInstance()

@@ -6,7 +6,11 @@ import io.micrometer.prometheusmetrics.{PrometheusConfig, PrometheusMeterRegistr
 
 import java.util.concurrent.atomic.AtomicLong
 
-/** The stub's own figures: requests in flight, answered, and faults injected by kind. */
+/**
+ * The stub's own figures: requests in flight, answered, faults injected by kind, and the calls that came with a
+ * deadline ([[SoapMessages.DeadlineHeader]]) and those that came past it (stale: their caller had already given up,
+ * so any work on them is wasted).
+ */
 final class StubMetrics:
   val registry: PrometheusMeterRegistry = PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
   JvmThreadMetrics().bindTo(registry)
@@ -18,6 +22,16 @@ final class StubMetrics:
   def finished(): Unit =
     inFlightCount.decrementAndGet()
     answeredCount.increment()
+  private val withDeadline = registry.counter("stub.calls.with.deadline")
+  private val staleCalls = registry.counter("stub.calls.stale")
+
+  /** A call read whole, with the deadline its caller sent (epoch milliseconds), if any. */
+  def arrived(deadlineMillis: Option[Long]): Unit = deadlineMillis.foreach { d =>
+    withDeadline.increment()
+    if System.currentTimeMillis() > d then staleCalls.increment()
+  }
+  def stale: Long = staleCalls.count().toLong
+  def deadlined: Long = withDeadline.count().toLong
   def inFlight: Long = inFlightCount.get
   def answered: Long = answeredCount.count().toLong
   def fault(f: Fault): Unit = registry.counter("stub.faults", "kind", f.key).increment()

@@ -53,7 +53,8 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
   private def json(s: String) = HttpEntity(ContentTypes.`application/json`, s)
 
   private def soapRoute: Route =
-    (optionalHeaderValueByName("SOAPAction") & optionalHeaderValueByName("X-Stub-Fault")) { (action, askedFault) =>
+    (optionalHeaderValueByName("SOAPAction") & optionalHeaderValueByName("X-Stub-Fault") &
+        optionalHeaderValueByName(SoapMessages.DeadlineHeader)) { (action, askedFault, deadline) =>
       extractRequest { request =>
         val mediaType = request.entity.contentType.mediaType
         if mediaType != MediaTypes.`text/xml` then
@@ -69,7 +70,9 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
               entity(as[ByteString]) { body =>
                 SoapMessages.readGetCustomer(body.toArrayUnsafe()) match
                   case Left(err) => complete(StatusCodes.InternalServerError, soapFault(err))
-                  case Right(id) => complete(answer(id, fault))
+                  case Right(id) =>
+                    metrics.arrived(deadline.flatMap(_.trim.toLongOption))
+                    complete(answer(id, fault))
               }
       }
     }
@@ -84,6 +87,9 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
     val response = fault match
       case Some(Fault.NoAnswer) =>
         held.answerAfter(delay, () => respond(id, None), Some(noAnswerHold -> HttpResponse(StatusCodes.GatewayTimeout)))
+      case Some(Fault.Hang) =>
+        held.answerAfter(delay, () => respond(id, None), Some(noAnswerHold -> HttpResponse(StatusCodes.GatewayTimeout)),
+          releasable = false)
       case _ => held.answerAfter(delay, () => respond(id, fault), None)
     response.onComplete(_ => metrics.finished())
     response

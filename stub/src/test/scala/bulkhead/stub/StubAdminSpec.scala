@@ -116,5 +116,32 @@ class StubAdminSpec extends AnyFlatSpec with Matchers:
     }
   }
 
+  it should "keep the calls the hang fault took unanswered once it is cleared, and answer the calls after" in {
+    withStub("latency" -> "fixed:50") { stub =>
+      admin(stub, "/admin/faults?value=hang=1.0") shouldBe 200
+      val pending = heldCall(stub)
+      admin(stub, "/admin/faults") shouldBe 200
+      soapCall(stub.port).get(5, java.util.concurrent.TimeUnit.SECONDS).statusCode() shouldBe 200
+      Thread.sleep(1000)
+      pending.isDone shouldBe false
+      stub.metrics.inFlight shouldBe 1
+      pending.cancel(true)
+    }
+  }
+
+  "A call's deadline header" should "be counted, and the call counted stale when it arrives past it" in {
+    withStub("latency" -> "fixed:1") { stub =>
+      def call(deadline: Long) = post(stub.port, "/soap", request, Seq("Content-Type" -> "text/xml; charset=utf-8",
+        "SOAPAction" -> s"\"${SoapMessages.GetCustomerAction}\"", SoapMessages.DeadlineHeader -> deadline.toString))
+        .get(5, java.util.concurrent.TimeUnit.SECONDS).statusCode()
+      soapCall(stub.port).get(5, java.util.concurrent.TimeUnit.SECONDS).statusCode() shouldBe 200
+      call(System.currentTimeMillis() + 3000) shouldBe 200
+      call(System.currentTimeMillis() - 1000) shouldBe 200
+      stub.metrics.deadlined shouldBe 2
+      stub.metrics.stale shouldBe 1
+      get(stub.port, "/metrics").body() should include("stub_calls_stale_total 1.0")
+    }
+  }
+
   extension [A](f: java.util.concurrent.CompletableFuture[A])
     def asScala: scala.concurrent.Future[A] = scala.jdk.FutureConverters.CompletionStageOps(f).asScala

@@ -16,6 +16,11 @@ trait FaultTarget:
   def restartRedis(): Unit
   def pauseRedis(hold: FiniteDuration): Unit
   def unpauseRedis(): Unit
+  /** Stops the process (SIGSTOP): its sockets still accept (the kernel's backlog) and take bytes; nothing reads them. */
+  def stopStub(): Unit
+  def stopRedis(): Unit
+  /** Continues every process a fault stopped (SIGCONT). */
+  def continueStopped(): Unit
   /** Starts a group of extra users on the enrichment route; the fault stops it (each finishes its request) at clear. */
   def extraUsers(name: String, users: Int, keepAlive: Boolean, oneShot: Boolean): Unit
   /**
@@ -34,10 +39,13 @@ trait FaultTarget:
 /**
  * One row of the fault matrix: how to inject it, how to clear it, what correct looks like. `pastTimeout`: its calls
  * fail only at the SOAP client's timeout, so it is held longer than that (Phases.holdPastTimeout) for the breaker to
- * see its failures.
+ * see its failures. `hung`: a dependency that hangs rather than fails, held `Phases.holdHung` (minutes in the long form);
+ * its run also records the calls the dependencies got stale and what the service holds once the load stops. `frozen`:
+ * the dependency's process itself is stopped, so it reads what its socket buffers took meanwhile only when it continues.
  */
 final case class FaultCase(name: String, description: String, expect: FaultExpectation,
-    inject: (FaultTarget, FiniteDuration) => Unit, clear: FaultTarget => Unit, pastTimeout: Boolean = false)
+    inject: (FaultTarget, FiniteDuration) => Unit, clear: FaultTarget => Unit, pastTimeout: Boolean = false,
+    hung: Boolean = false, frozen: Boolean = false)
 
 object FaultCase:
   import BreakerExpectation.*
@@ -89,4 +97,17 @@ object FaultCase:
       (t, _) => t.extraUsers("burst", 1000, keepAlive = false, oneShot = true),
       _.stopExtraUsers("burst")),
     exhaustion("slowloris", "every connection slot held by slow-header clients (a header byte a second); new " +
-      "clients arrive", Holding.SlowHeader(1.second)))
+      "clients arrive", Holding.SlowHeader(1.second))) ++ hungDependencies
+
+  /**
+   * Dependencies that hang rather than fail, for the long hold: the third party taking calls and never answering them
+   * (not even after the clearing), its process stopped (a socket that accepts and reads nothing), Redis stopped.
+   */
+  def hungDependencies: Seq[FaultCase] = Seq(
+    FaultCase("stub-hung", "the third party takes every call and never answers it, also once cleared (each held until " +
+      "the client gives up)", ThirdPartySlow, (t, _) => t.stubFaults("hang=1.0"), _.stubFaults(""), hung = true),
+    FaultCase("stub-stopped", "the third party's process stopped (SIGSTOP): its sockets accept and nothing reads " +
+      "them; SIGCONT at clear", ThirdPartySlow, (t, _) => t.stopStub(), _.continueStopped(), hung = true, frozen = true),
+    FaultCase("redis-stopped", "redis-server stopped (SIGSTOP): its connections stay open and nothing answers; " +
+      "SIGCONT at clear", FaultExpectation(Set.empty, StaysClosed, degrades = true), (t, _) => t.stopRedis(),
+      _.continueStopped(), hung = true, frozen = true))

@@ -21,6 +21,7 @@ final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, 
   private val extra = TrieMap[String, RunningGroup]()
   private val held = TrieMap[String, HeldConnections]()
   @volatile private var closing = Vector.empty[Thread]
+  private val stopped = TrieMap[Long, String]()
 
   private def stub: Served = deps.stub.getOrElse(fail("no stub was started"))
   private def redis: Served = deps.redis.getOrElse(fail("no redis-server was started"))
@@ -37,6 +38,12 @@ final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, 
     val deadline = System.nanoTime() + 10.seconds.toNanos
     while RedisCommand.send(redis.port, Seq("PING")).isLeft do
       if System.nanoTime() > deadline then fail("Redis still paused 10 s after the hold")
+  def stopStub(): Unit = stop("stub", stub.child.pid)
+  def stopRedis(): Unit = stop("redis", redis.child.pid)
+  def continueStopped(): Unit = stopped.keys.toSeq.foreach { pid =>
+    signal("CONT", pid)
+    stopped.remove(pid)
+  }
   def extraUsers(name: String, users: Int, keepAlive: Boolean, oneShot: Boolean): Unit =
     extra.put(name, ClosedLoopUsers.start(UserGroup(name, users, service.port, path, keepAlive = keepAlive,
       oneShot = oneShot), log))
@@ -57,11 +64,20 @@ final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, 
   /** Stops every extra group (each user finishes its request); true if every one ended. */
   def stopAll(): Boolean = extra.keys.toSeq.map(k => extra.remove(k).forall(_.stop())).forall(identity)
 
-  /** Releases every held connection and waits until they are closed. */
+  /** Continues every stopped process, releases every held connection and waits until they are closed. */
   def releaseAll(): Unit =
+    continueStopped()
     held.keys.toSeq.foreach(releaseConnections)
     closing.foreach(_.join(60_000))
     closing = Vector.empty
+
+  private def stop(name: String, pid: Long): Unit =
+    stopped.put(pid, name)
+    signal("STOP", pid)
+
+  private def signal(name: String, pid: Long): Unit =
+    val code = ProcessBuilder("kill", s"-$name", pid.toString).inheritIO().start().waitFor()
+    if code != 0 then fail(s"kill -$name $pid exited $code")
 
   private def serviceFileLimit: Option[Long] =
     Try(Files.readAllLines(Path.of(s"/proc/${service.child.pid}/limits")).asScala

@@ -11,11 +11,13 @@ import scala.concurrent.duration.*
 
 /**
  * The phases of one fault run: load before the fault, the fault held, load after it cleared. A fault whose calls fail
- * only at the SOAP client's timeout is held `holdPastTimeout` instead, past that timeout.
+ * only at the SOAP client's timeout is held `holdPastTimeout` instead, past that timeout; a dependency that hangs is held
+ * `holdHung`, many times the SOAP and Redis timeouts (minutes in the long form).
  */
 final case class Phases(baseline: FiniteDuration, hold: FiniteDuration, holdPastTimeout: FiniteDuration,
-    recovery: FiniteDuration):
-  def holdOf(fault: FaultCase): FiniteDuration = if fault.pastTimeout then holdPastTimeout else hold
+    recovery: FiniteDuration, holdHung: FiniteDuration = 15.seconds):
+  def holdOf(fault: FaultCase): FiniteDuration =
+    if fault.hung then holdHung else if fault.pastTimeout then holdPastTimeout else hold
   def total(fault: FaultCase): FiniteDuration = baseline + holdOf(fault) + recovery
 
 /**

@@ -2,7 +2,7 @@ package bulkhead.lab.faults
 
 import bulkhead.lab.diagnose.{FaultVerdict, GoodputVerdict, OverloadVerdict}
 import bulkhead.lab.process.{Children, Dependencies, Launch, Served, Stack}
-import bulkhead.lab.record.RunRecord
+import bulkhead.lab.record.{HungDependency, RunRecord}
 import bulkhead.lab.run.{Progress, SuiteOutcome}
 import bulkhead.lab.sample.{Retained, ServiceSampler}
 import bulkhead.stub.Latency
@@ -49,11 +49,13 @@ object FaultSuiteSettings:
   /**
    * The lab's shortened hold times (what the suite profile may shorten; no setting of the service): 2 s of load
    * before a fault, the fault held 3 s (4.5 s, past the shipped 3 s SOAP timeout, for the faults that fail only
-   * there), 5.5 s after it (recovery is checked within 5 s).
+   * there; 15 s, five times the SOAP timeout and fifteen the Redis one, for a dependency that hangs), 5.5 s after it
+   * (recovery is checked within 5 s).
    */
-  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(2.seconds, 3.seconds, 4500.millis, 5500.millis),
-    3.seconds, CiPlan, warmUp = 8.seconds, rampWarmUp = 10.seconds)
-  val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 10.seconds, 12.seconds, 10.seconds),
+  val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(2.seconds, 3.seconds, 4500.millis, 5500.millis,
+    holdHung = 15.seconds), 3.seconds, CiPlan, warmUp = 8.seconds, rampWarmUp = 10.seconds)
+  /** The long form: a dependency hung for 2 minutes. */
+  val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 10.seconds, 12.seconds, 10.seconds, 2.minutes),
     8.seconds, CiPlan, warmUp = 10.seconds, rampWarmUp = 20.seconds,
     undersized = UndersizedPool(warmUp = 10.seconds, window = 30.seconds))
 
@@ -174,6 +176,7 @@ object FaultSuite:
       shipped: ServiceDefaults, deps: Dependencies, service: Served, dir: Path, progress: String => Unit): RunRecord =
     val metrics = service.url("/metrics")
     val before = Retained.read(service.child.pid, metrics)
+    val hungBefore = Option.when(fault.hung)(HungReadings.read(deps, metrics))
     val driver = FaultDriver(fault, s.phases, s.steadyUsers, s.customers, (log, path) =>
       FaultControls(deps, service, log, path, s.stubLatency, shipped.maxConnections, s.steadyUsers, progress), progress)
     val info = FaultRun.info(s"$mode-${fault.name}", fault.description, service.url("/customers"), driver, flags,
@@ -182,7 +185,9 @@ object FaultSuite:
     FaultRun.measure(info, driver, Seq(sampler), Seq(service.child.log), dir, progress) { record =>
       Thread.sleep(500)
       val after = Retained.read(service.child.pid, metrics)
-      record.copy(fault = Some(driver.timeline(mode, before, after)))
+      val hung = hungBefore.map(b => HungDependency(s.phases.holdOf(fault).toMillis / 1000.0, fault.frozen, b,
+        HungReadings.read(deps, metrics)))
+      record.copy(fault = Some(driver.timeline(mode, before, after).copy(hung = hung)))
     }
 
   /**

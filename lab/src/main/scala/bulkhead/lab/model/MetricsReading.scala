@@ -11,7 +11,8 @@ final case class PoolGauge(label: String, active: Option[Double], max: Option[Do
  * answered (`soapAnswered`) are the ones that held a connection; a blocking client's exchanges are its calls' time on a
  * thread, without the wait for one. What the faults suite follows: the circuit breaker's state (0 closed, 1 half-open,
  * 2 open) and its openings so far, enrichments in flight, answers degraded so far (loyalty unavailable), heap used.
- * `soapRefused`: SOAP calls the service refused itself, never sent (no slot within its wait, or the breaker open).
+ * `soapRefused`: SOAP calls the service refused itself, never sent (no slot within its wait, or the breaker open);
+ * `soapWaiting`: SOAP calls waiting for a slot now.
  * Every metric name the lab depends on is here and nowhere else.
  */
 final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
@@ -23,7 +24,7 @@ final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[Stri
     soapExchangeSeconds: Option[Double] = None, circuitState: Option[Double] = None,
     circuitOpenings: Option[Double] = None, enrichmentInFlight: Option[Double] = None,
     loyaltyUnavailable: Option[Double] = None, heapUsedBytes: Option[Double] = None,
-    soapRefused: Option[Double] = None):
+    soapRefused: Option[Double] = None, soapWaiting: Option[Double] = None):
   def answered: Double = answeredByClass.values.sum
   def heapUsedMb: Option[Double] = heapUsedBytes.map(_ / 1024 / 1024)
   def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
@@ -39,6 +40,7 @@ object MetricsReading:
     val ConnectionsOpen = "http_server_connections_open"
     val ConnectionsMax = "http_server_connections_max"
     val SoapInFlight = "soap_client_in_flight_calls"
+    val SoapWaiting = "soap_client_waiting_calls"
     val SoapCalls = "soap_client_calls_seconds_count"
     val SoapSeconds = "soap_client_calls_seconds_sum"
     val SoapConnectionsMax = "soap_client_connections_max"
@@ -92,4 +94,4 @@ object MetricsReading:
       Option(named(Names.HeapUsed).filter(_.labels.get("area").contains("heap"))).filter(_.nonEmpty)
         .map(_.map(_.value).sum),
       Option(named(Names.SoapCalls).filter(_.labels.get("outcome").contains("refused")).map(_.value)).filter(_.nonEmpty)
-        .map(_.sum))
+        .map(_.sum), one(Names.SoapWaiting))

@@ -7,7 +7,10 @@ import scala.util.Using
 
 /** One Redis command over RESP on a fresh loopback connection (CLIENT PAUSE, AUTH checks): no client library needed. */
 object RedisCommand:
-  /** Sends the command (after AUTH when a password is given) and returns the first reply line, or why it failed. */
+  /**
+   * Sends the command (after AUTH when a password is given) and returns the first reply line, a bulk string's text
+   * (INFO's), or why it failed.
+   */
   def send(port: Int, args: Seq[String], password: Option[String] = None): Either[String, String] =
     try
       Using.resource(Socket()) { s =>
@@ -22,6 +25,14 @@ object RedisCommand:
         if auth.startsWith("-") then Left(auth.drop(1))
         else
           val reply = call(args)
-          if reply.startsWith("-") then Left(reply.drop(1)) else Right(reply)
+          if reply.startsWith("-") then Left(reply.drop(1))
+          else if reply.startsWith("$") && !reply.startsWith("$-1") then
+            // A bulk string (INFO): its length, then its bytes and CRLF; read whole, its lines joined by newlines.
+            val length = reply.drop(1).toInt
+            val text = StringBuilder()
+            while text.length < length do
+              Option(in.readLine()).fold(text.append(" " * length))(l => text.append(l).append("\r\n"))
+            Right(text.toString)
+          else Right(reply)
       }
     catch case e: java.io.IOException => Left(s"redis on port $port: ${e.getMessage}")

@@ -25,11 +25,13 @@ final case class NodeKill(killed: String, others: Seq[NodeRetained])
  * the load stopped), every request by user group and outcome and by second, OK answers per 100 ms (for the recovery
  * time), what the service retained before the fault and after the run, the 503s without Retry-After, and whether every
  * user ended. The service's gauges second by second are the run's samples. `mode` is the service's SOAP mode: the
- * faults of one mode run one after the other on one service, whose first run's `before` is their baseline.
+ * faults of one mode run one after the other on one service, whose first run's `before` is their baseline. `hung`: a
+ * dependency hung for a long hold, with what it and the service counted around the run.
  */
 final case class FaultTimeline(fault: String, mode: String, expect: FaultExpectation, injectAt: Double,
     clearAt: Double, endAt: Double, totals: Seq[OutcomeCount], seconds: Seq[OutcomeSecond], okPerTenth: Seq[Int],
-    before: Retained, after: Retained, missingRetryAfter: Int, usersEnded: Boolean, nodeKill: Option[NodeKill] = None):
+    before: Retained, after: Retained, missingRetryAfter: Int, usersEnded: Boolean, nodeKill: Option[NodeKill] = None,
+    hung: Option[HungDependency] = None):
   /** Answers by status, over every user group. */
   def statuses: Map[Int, Int] = totals.flatMap(c => c.outcome.status.map(_ -> c.count)).groupMapReduce(_._1)(_._2)(_ + _)
 

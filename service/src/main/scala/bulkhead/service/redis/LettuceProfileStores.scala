@@ -18,7 +18,8 @@ import scala.util.control.NonFatal
 
 /**
  * Profiles in Redis through Lettuce's async API. Lettuce's event-loop threads are named `bulkhead.redis.<pool>-N`.
- * Commands fail at once while a connection is down (no silent queueing); connections come back by themselves.
+ * Commands fail at once while a connection is down (no silent queueing), and while a command that timed out has not
+ * been followed by an answer (see `Handle.unanswered`); connections come back by themselves.
  */
 final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec: ExecutionContext)
     extends ProfileStores:
@@ -89,12 +90,42 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
         case None =>
           connectIfDue()
           Future.successful(Left(ProfileUnavailable("no connection to Redis")))
+        case Some(_) if unanswered.get => Future.successful(Left(held))
         case Some(c) =>
           try
             c.async().hgetall(s"customer:$id").asScala
               .map(fields => Right(LettuceProfileStores.read(fields.asScala.toMap)))
-              .recover { case NonFatal(e) => Left(ProfileUnavailable(LettuceProfileStores.describe(e))) }
+              .recover { case NonFatal(e) =>
+                if LettuceProfileStores.isTimeout(e) then holdBack(c)
+                Left(ProfileUnavailable(LettuceProfileStores.describe(e)))
+              }
           catch case NonFatal(e) => Future.successful(Left(ProfileUnavailable(LettuceProfileStores.describe(e))))
+
+    /**
+     * Set when a command timed out on this connection: Redis holds its commands unanswered (stopped, or swamped), so
+     * none is sent until it answers a PING sent behind them. Each command sent meanwhile would wait out the timeout,
+     * then be run by Redis when it comes back, for a caller long answered degraded: a Redis stopped for 2 minutes
+     * under 100 users got ~12,000 such stale commands, and each answer waited the 1 s timeout. Held back, the answers
+     * are degraded at once, Redis runs only the commands that were in flight when it stopped (and a PING a timeout),
+     * and the first answer to the PING opens the connection again, within milliseconds of Redis coming back.
+     */
+    private val unanswered = java.util.concurrent.atomic.AtomicBoolean(false)
+    private val held = ProfileUnavailable(s"Redis has not answered for ${settings.timeout}: waiting for it to answer")
+
+    private def holdBack(c: StatefulRedisConnection[String, String]): Unit =
+      if unanswered.compareAndSet(false, true) then probe(c)
+
+    /** PINGs until Redis answers one (a PING that fails at once, the connection down, is tried again 100 ms later). */
+    private def probe(c: StatefulRedisConnection[String, String]): Unit =
+      try
+        c.async().ping().asScala.onComplete {
+          case scala.util.Success(_) => unanswered.set(false)
+          case scala.util.Failure(_) if !c.isOpen && connection.get.isEmpty => unanswered.set(false)
+          case scala.util.Failure(_) =>
+            try resources.eventExecutorGroup().schedule((() => probe(c)): Runnable, 100, TimeUnit.MILLISECONDS)
+            catch case NonFatal(_) => unanswered.set(false) // the client is shutting down
+        }(ExecutionContext.parasitic)
+      catch case NonFatal(_) => unanswered.set(false)
 
     def close(): Unit = connection.getAndSet(None).foreach(_.close())
 
@@ -123,6 +154,11 @@ object LettuceProfileStores:
       tier <- fields.get("tier")
       lastOrder <- fields.get("lastOrder")
     yield LoyaltyProfile(points, tier, lastOrder)
+
+  /** Whether a command failed at its timeout (Lettuce's, or the same wrapped). */
+  private def isTimeout(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(8)
+      .exists(_.isInstanceOf[io.lettuce.core.RedisCommandTimeoutException])
 
   private def describe(e: Throwable): String =
     Option(e.getMessage).getOrElse(e.getClass.getSimpleName).take(200)

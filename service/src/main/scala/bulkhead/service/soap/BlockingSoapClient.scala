@@ -67,12 +67,15 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
         promise.trySuccess(Left(ThirdPartyFailure.Refused("SOAP work queue is full", retryAfterMillis)))
     promise.future
 
-  private def request(id: Int, deadline: Call): HttpRequest = HttpRequest.newBuilder(uri)
-    .timeout(java.time.Duration.ofNanos((deadline.atNanos - System.nanoTime()).max(1_000_000L)))
-    .header("Content-Type", SoapProtocol.ContentType)
-    .header("SOAPAction", SoapProtocol.SoapAction)
-    .POST(HttpRequest.BodyPublishers.ofByteArray(SoapProtocol.getCustomerRequest(id)))
-    .build()
+  private def request(id: Int, deadline: Call): HttpRequest =
+    val left = (deadline.atNanos - System.nanoTime()).max(1_000_000L)
+    HttpRequest.newBuilder(uri)
+      .timeout(java.time.Duration.ofNanos(left))
+      .header("Content-Type", SoapProtocol.ContentType)
+      .header(SoapProtocol.DeadlineHeader, (System.currentTimeMillis() + left / 1_000_000L).toString)
+      .header("SOAPAction", SoapProtocol.SoapAction)
+      .POST(HttpRequest.BodyPublishers.ofByteArray(SoapProtocol.getCustomerRequest(id)))
+      .build()
 
   /**
    * Sends the call; a call whose connection failed before any answer came (a pooled connection the other side had

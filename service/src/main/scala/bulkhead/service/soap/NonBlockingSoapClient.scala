@@ -63,8 +63,10 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
     val end = Promise[Source[ByteString, NotUsed]]()
     val entity = HttpEntity.Default(contentType, body.length,
       Source.single(body).concat(Source.futureSource(end.future)))
-    val request = HttpRequest(HttpMethods.POST, uri, List(soapAction), entity)
     val deadline = settings.requestTimeout.fromNow
+    val deadlineHeader = RawHeader(SoapProtocol.DeadlineHeader,
+      (System.currentTimeMillis() + settings.requestTimeout.toMillis).toString)
+    val request = HttpRequest(HttpMethods.POST, uri, List(soapAction, deadlineHeader), entity)
     val answer = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
     // At the deadline the caller hears of it at once, and the call is cancelled.
     val expire: Runnable = () =>

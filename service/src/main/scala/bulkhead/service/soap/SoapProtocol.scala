@@ -11,6 +11,12 @@ object SoapProtocol:
   val CustomersNs = "urn:bulkhead:customers"
   val SoapAction = "\"urn:bulkhead:customers/GetCustomer\""
   val ContentType = "text/xml; charset=utf-8"
+  /**
+   * Sent with every call: until when (epoch milliseconds) the call is worth answering, the end of its request-timeout.
+   * A third party, or a proxy in front of it, can drop a call that arrives past it, whose caller has already been
+   * answered 504; the lab's stub counts such stale calls.
+   */
+  val DeadlineHeader = "X-Request-Deadline"
 
   def getCustomerRequest(id: Int): Array[Byte] =
     s"""<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="$EnvelopeNs" xmlns:cus="$CustomersNs"><soapenv:Body><cus:GetCustomer><cus:customerId>$id</cus:customerId></cus:GetCustomer></soapenv:Body></soapenv:Envelope>"""

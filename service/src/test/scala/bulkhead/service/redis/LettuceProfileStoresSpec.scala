@@ -113,6 +113,31 @@ class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
       finally stores.close()
     }
 
+  it should "send nothing more to a Redis that stopped answering once a command timed out, and read again when it is back" in
+    RedisProcess.withRedis { redis =>
+      def reads() = """cmdstat_hgetall:calls=(\d+)""".r.findFirstMatchIn(redis.cli("INFO", "commandstats"))
+        .fold(0)(_.group(1).toInt)
+      def signal(name: String) = ProcessBuilder("kill", s"-$name", redis.pid.toString).start().waitFor() shouldBe 0
+      withStores(redis, RedisConnections.Shared, routees = 1) { stores =>
+        eventually(tries = 600)(profile(stores, 0, 1) == Right(None)) shouldBe true
+        val before = reads()
+        signal("STOP")
+        try
+          profile(stores, 0, 1).isLeft shouldBe true // waited the 500 ms timeout
+          val start = System.nanoTime()
+          (1 to 20).map(id => profile(stores, 0, id)).forall(_.isLeft) shouldBe true
+          (System.nanoTime() - start) / 1e9 should be < 0.5 // held back: none waited the timeout
+        finally signal("CONT")
+        var attempts = 0
+        eventually(tries = 50, pauseMs = 100) {
+          attempts += 1
+          profile(stores, 0, 1) == Right(None)
+        } shouldBe true
+        // The command in flight when Redis stopped, then only the ones tried since it came back.
+        reads() - before should be <= 1 + attempts
+      }
+    }
+
   /**
    * A Redis that completes Lettuce's handshake (HELLO refused, so RESP2; OK to everything else) and then never answers
    * a read: the shape of a Redis that hangs with its socket open.

@@ -56,6 +56,9 @@ class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAft
         // The refused calls were never sent: only the first reached the third party.
         Thread.sleep(1500)
         stub.metrics.answered shouldBe 1L
+        // The call sent carried its deadline (X-Request-Deadline), and reached the stub before it.
+        stub.metrics.deadlined shouldBe 1L
+        stub.metrics.stale shouldBe 0L
       }
     }
   }

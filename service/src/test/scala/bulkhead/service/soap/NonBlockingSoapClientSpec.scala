@@ -98,6 +98,9 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
         case other => fail(s"expected a timeout, got $other")
       TestStub.faults(stub, "")
       Await.result(client.getCustomer(3), 5.seconds).map(_.id) shouldBe Right(3)
+      // Each call carried its deadline (X-Request-Deadline), and reached the stub before it.
+      stub.metrics.deadlined shouldBe 2L
+      stub.metrics.stale shouldBe 0L
     }
   }
 
