@@ -33,5 +33,5 @@ final class ClientWarningLog(underlying: LoggingAdapter, intervalNanos: Long = 1
     val before = last.get
     if now - before >= intervalNanos && last.compareAndSet(before, now) then
       since.addAndGet(-n)
-      write(s"${message.linesIterator.nextOption().getOrElse("").take(300)} ($n such lines since the last, at most " +
-        "one a second)")
+      write(s"${message.linesIterator.nextOption().getOrElse("").take(300)} [$n client warnings since the last " +
+        "written, at most one a second]")
