@@ -20,7 +20,8 @@ final case class ServiceWatch(seconds: Seq[WatchSecond], logBytesBefore: Long, l
   def logBytes: Long = logBytesAfter - logBytesBefore
   def healthProbes: Int = seconds.map(_.healthProbes).sum
   def healthOk: Int = seconds.map(_.healthOk).sum
-  /** The slowest /health probe that ended in `[from, to)` seconds, if any did. */
+  /** The slowest /health probe of the whole seconds from `from` to before `to` (seconds of the run), if any. */
   def healthWorstMs(from: Double = 0, to: Double = Double.MaxValue): Option[Double] =
-    seconds.filter(s => s.second >= from.toInt && s.second < to && s.healthProbes > 0).map(_.healthWorstMs).maxOption
+    seconds.filter(s => s.second >= from.toInt && s.second < to.toInt && s.healthProbes > 0).map(_.healthWorstMs)
+      .maxOption
   def descriptorsMax: Option[Int] = seconds.flatMap(_.descriptors).maxOption
