@@ -14,7 +14,7 @@ import java.nio.file.{Files, Path}
  */
 object FaultsCommand extends LabCommand:
   val name = "faults"
-  val summary = "the fault matrix under load and the overload ramp, on the service's shipped settings (short: ~8.5 min)"
+  val summary = "the fault matrix under load and the overload ramp, on the service's shipped settings (short: ~7 min)"
 
   final case class Options(full: Boolean = false, only: Set[String] = Set.empty, out: Option[Path] = None,
       modes: Option[Seq[String]] = None)
