@@ -36,7 +36,8 @@ object FaultVerdict:
   def checks(r: RunRecord, baseline: Retained): Seq[Check] =
     val t = timeline(r)
     Seq(answered(t), designed(t, t.expect), retryAfter(t), breaker(r), recovery(t), threads(t.before, t.after),
-      heap(baseline, t.after)) ++ (if t.expect.degrades then Seq(degraded(r)) else Nil) ++ HungVerdict.checks(r)
+      heap(baseline, t.after)) ++ (if t.expect.degrades then Seq(degraded(r)) else Nil) ++ HungVerdict.checks(r) ++
+        HostileVerdict.checks(t)
 
   /**
    * Over the runs of one service, in order: threads and heap from the first fault's start to the last fault's end. A

@@ -1,6 +1,7 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.Holding
+import bulkhead.lab.load.{HostileLoad, Holding, LargeHeads, RequestFlood, RequestLog, RetryStorm, SlowBodies,
+  SlowReaders}
 import bulkhead.lab.record.{BreakerExpectation, FaultExpectation}
 import bulkhead.stub.Latency
 
@@ -35,6 +36,18 @@ trait FaultTarget:
   /** The service's shipped max-connections and the steady users, to size the connection faults. */
   def maxConnections: Int
   def steadyUsers: Int
+  /** The service's shipped max-head-bytes, to size the heads of hostile clients. */
+  def maxHeadBytes: Int
+  /**
+   * Starts hostile clients (`start` gets the service's port and the log to record in), their requests recorded apart
+   * from the well-behaved users' under `name`, with what they did and the statuses the design gives them; they run
+   * until [[stopHostile]] or the run's end.
+   */
+  def startHostile(name: String, description: String, designed: Set[Int])(
+      start: (Int, RequestLog) => HostileLoad): HostileLoad
+  def stopHostile(name: String): Unit
+  /** Reads the service's heap after a full GC now, as what the hostile clients `name` hold. */
+  def heldHeap(name: String): Unit
 
 /**
  * One row of the fault matrix: how to inject it, how to clear it, what correct looks like. `pastTimeout`: its calls
@@ -97,7 +110,7 @@ object FaultCase:
       (t, _) => t.extraUsers("burst", 1000, keepAlive = false, oneShot = true),
       _.stopExtraUsers("burst")),
     exhaustion("slowloris", "every connection slot held by slow-header clients (a header byte a second); new " +
-      "clients arrive", Holding.SlowHeader(1.second))) ++ hungDependencies
+      "clients arrive", Holding.SlowHeader(1.second))) ++ hungDependencies ++ HostileCases.all
 
   /**
    * Dependencies that hang rather than fail, for the long hold: the third party taking calls and never answering them

@@ -1,7 +1,9 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, RequestLog, RunningGroup, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, HostileLoad, RequestLog, RunningGroup, UserGroup}
 import bulkhead.lab.process.{Dependencies, RedisCommand, Served, Stack}
+import bulkhead.lab.record.HostileClients
+import bulkhead.lab.sample.Retained
 import bulkhead.stub.Latency
 
 import java.nio.file.{Files, Path}
@@ -16,10 +18,13 @@ import scala.util.Try
  * `log`. What a fault started is stopped by [[stopAll]] and [[releaseAll]], also when the run fails.
  */
 final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, path: Int => String,
-    val baseLatency: Latency.Fixed, val maxConnections: Int, val steadyUsers: Int, progress: String => Unit)
-    extends FaultTarget:
+    val baseLatency: Latency.Fixed, val maxConnections: Int, val steadyUsers: Int, progress: String => Unit,
+    val maxHeadBytes: Int = 65536) extends FaultTarget:
   private val extra = TrieMap[String, RunningGroup]()
   private val held = TrieMap[String, HeldConnections]()
+  /** The hostile clients' requests, on the run's clock, apart from the well-behaved users' `log`. */
+  val hostileLog: RequestLog = RequestLog(log.t0Nanos)
+  @volatile private var hostile = Vector.empty[HostileGroup]
   @volatile private var closing = Vector.empty[Thread]
   private val stopped = TrieMap[Long, String]()
 
@@ -61,8 +66,31 @@ final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, 
   /** Closing thousands takes seconds (paced): it goes on beside the recovery; the run waits for it at its end. */
   def releaseConnections(name: String): Unit = held.remove(name).foreach(h => closing :+= h.closeInBackground())
 
-  /** Stops every extra group (each user finishes its request); true if every one ended. */
-  def stopAll(): Boolean = extra.keys.toSeq.map(k => extra.remove(k).forall(_.stop())).forall(identity)
+  def startHostile(name: String, description: String, designed: Set[Int])(
+      start: (Int, RequestLog) => HostileLoad): HostileLoad =
+    val load = start(service.port, hostileLog)
+    hostile :+= HostileGroup(name, description, designed, load)
+    progress(s"  hostile clients started: $name")
+    load
+  def stopHostile(name: String): Unit = hostile.filter(_.name == name).foreach(_.stop())
+  def heldHeap(name: String): Unit =
+    val heap = Retained.read(service.child.pid, service.url("/metrics")).heapMb
+    hostile.filter(_.name == name).foreach(_.heldHeapMb = heap)
+    progress(s"  heap held with $name: ${heap.fold("no reading")(h => f"$h%.0f MB")} (after a full GC)")
+
+  /** Watches the service from outside (/health, descriptors, its log) on the run's clock, until stopped. */
+  def watch(): ServiceWatcher = ServiceWatcher(service.port, service.child.pid, service.child.log, log.t0Nanos)
+
+  /** The hostile clients of the run, each with what came of its requests (once they are stopped). */
+  def hostileClients: Seq[HostileClients] =
+    val outcomes = hostileLog.all.groupBy(_.group).view.mapValues(_.groupMapReduce(_.outcome)(_ => 1)(_ + _)).toMap
+    hostile.map(g => HostileClients(g.name, g.description, g.load.connections, g.designed,
+      outcomes.getOrElse(g.name, Map.empty), g.heldHeapMb))
+
+  /** Stops every extra group (each user finishes its request) and the hostile clients; true if every user ended. */
+  def stopAll(): Boolean =
+    hostile.foreach(_.stop())
+    extra.keys.toSeq.map(k => extra.remove(k).forall(_.stop())).forall(identity)
 
   /** Continues every stopped process, releases every held connection and waits until they are closed. */
   def releaseAll(): Unit =
@@ -85,3 +113,10 @@ final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, 
       .flatMap(_.drop("Max open files".length).trim.split("\\s+").headOption.flatMap(_.toLongOption))).toOption.flatten
 
   private def fail(e: String): Nothing = throw IllegalStateException(s"fault control failed: $e")
+
+/** Hostile clients started by a fault, stopped once (at clear or at the run's end). */
+private final class HostileGroup(val name: String, val description: String, val designed: Set[Int],
+    val load: HostileLoad):
+  @volatile var heldHeapMb: Option[Double] = None
+  private val stopped = java.util.concurrent.atomic.AtomicBoolean(false)
+  def stop(): Unit = if stopped.compareAndSet(false, true) then load.stop()

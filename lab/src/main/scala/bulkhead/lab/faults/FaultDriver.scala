@@ -2,7 +2,7 @@ package bulkhead.lab.faults
 
 import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, UserGroup}
 import bulkhead.lab.model.LoadFigures
-import bulkhead.lab.record.{FaultExpectation, FaultTimeline}
+import bulkhead.lab.record.{FaultExpectation, FaultTimeline, HostileClients, ServiceWatch}
 import bulkhead.lab.sample.Retained
 
 import java.net.URI
@@ -44,6 +44,7 @@ final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers:
     val target = controls(log, path)
     def now = (System.nanoTime() - log.t0Nanos) / 1e9
     val hold = phases.holdOf(fault)
+    val watcher = target.watch()
     val steady = ClosedLoopUsers.start(UserGroup("steady", users, URI.create(url).getPort, path), log)
     // Whatever happens, no user of this run outlives it (a failed injection must not leave load on the next run).
     try
@@ -60,12 +61,13 @@ final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers:
       val endAt = now
       target.releaseAll()
       val entries = log.all
-      ran = Some(FaultRan(injectAt, clearAt, endAt, entries, ended))
+      ran = Some(FaultRan(injectAt, clearAt, endAt, entries, ended, Some(watcher.stop(endAt)), target.hostileClients))
       Right(ClosedLoopUsers.figures(entries, users, 0.0, endAt, describe(url)))
     finally
       steady.abandon()
       target.stopAll()
       target.releaseAll()
+      watcher.stopNow()
 
   /**
    * What the run recorded besides its figures, once it ran: the phases, every request by group and outcome, and
@@ -76,10 +78,12 @@ final class FaultDriver(fault: FaultCase, phases: Phases, users: Int, customers:
 
 /**
  * What a fault's run recorded besides its figures: when the fault was injected and cleared and the load stopped
- * (seconds of the run's request log), every request, and whether every user ended.
+ * (seconds of the run's request log), every request, whether every user ended, the service watched from outside and
+ * the hostile clients.
  */
 private[faults] final case class FaultRan(injectAt: Double, clearAt: Double, endAt: Double,
-    log: Seq[RequestLog.Entry], usersEnded: Boolean)
+    log: Seq[RequestLog.Entry], usersEnded: Boolean, watch: Option[ServiceWatch] = None,
+    hostile: Seq[HostileClients] = Nil)
 
 private[faults] object FaultRan:
   /** The paths a driver's users ask for: the URL's collection (`/customers`) and an id of 1..`customers`. */
@@ -91,4 +95,5 @@ private[faults] object FaultRan:
   def timeline(ran: Option[FaultRan], fault: String, mode: String, expect: FaultExpectation, before: Retained,
       after: Retained): FaultTimeline =
     val r = ran.getOrElse(throw IllegalStateException(s"$fault did not run"))
-    FaultTimeline.of(fault, mode, expect, r.injectAt, r.clearAt, r.endAt, r.log, before, after, r.usersEnded)
+    FaultTimeline.of(fault, mode, expect, r.injectAt, r.clearAt, r.endAt, r.log, before, after, r.usersEnded, r.watch,
+      r.hostile)

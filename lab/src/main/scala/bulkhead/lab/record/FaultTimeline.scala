@@ -26,12 +26,14 @@ final case class NodeKill(killed: String, others: Seq[NodeRetained])
  * time), what the service retained before the fault and after the run, the 503s without Retry-After, and whether every
  * user ended. The service's gauges second by second are the run's samples. `mode` is the service's SOAP mode: the
  * faults of one mode run one after the other on one service, whose first run's `before` is their baseline. `hung`: a
- * dependency hung for a long hold, with what it and the service counted around the run.
+ * dependency hung for a long hold, with what it and the service counted around the run. `watch` is the service
+ * watched from outside (/health, descriptors, the log's size), `hostile` the hostile clients of a fault that runs
+ * them, whose requests are theirs alone (`totals` holds the well-behaved users').
  */
 final case class FaultTimeline(fault: String, mode: String, expect: FaultExpectation, injectAt: Double,
     clearAt: Double, endAt: Double, totals: Seq[OutcomeCount], seconds: Seq[OutcomeSecond], okPerTenth: Seq[Int],
     before: Retained, after: Retained, missingRetryAfter: Int, usersEnded: Boolean, nodeKill: Option[NodeKill] = None,
-    hung: Option[HungDependency] = None):
+    hung: Option[HungDependency] = None, watch: Option[ServiceWatch] = None, hostile: Seq[HostileClients] = Nil):
   /** Answers by status, over every user group. */
   def statuses: Map[Int, Int] = totals.flatMap(c => c.outcome.status.map(_ -> c.count)).groupMapReduce(_._1)(_._2)(_ + _)
 
@@ -55,7 +57,8 @@ final case class FaultSecond(second: Int, outcomes: Map[RequestOutcome, Int], sa
 object FaultTimeline:
   /** Aggregates a fault run's request log and what the service retained around it. */
   def of(fault: String, mode: String, expect: FaultExpectation, injectAt: Double, clearAt: Double, endAt: Double,
-      log: Seq[RequestLog.Entry], before: Retained, after: Retained, usersEnded: Boolean): FaultTimeline =
+      log: Seq[RequestLog.Entry], before: Retained, after: Retained, usersEnded: Boolean,
+      watch: Option[ServiceWatch] = None, hostile: Seq[HostileClients] = Nil): FaultTimeline =
     val totals = log.groupMapReduce(e => (e.group, e.outcome))(_ => 1)(_ + _).toSeq.sortBy(_._1)
       .map { case ((group, outcome), n) => OutcomeCount(group, outcome, n) }
     val lastSecond = math.ceil(endAt).toInt
@@ -66,7 +69,7 @@ object FaultTimeline:
     log.filter(_.outcome.ok).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
     val missing = log.count(e => e.outcome == RequestOutcome.Status(503) && e.retryAfter.isEmpty)
     FaultTimeline(fault, mode, expect, injectAt, clearAt, endAt, totals, seconds, tenths.toSeq, before, after, missing,
-      usersEnded)
+      usersEnded, watch = watch, hostile = hostile)
 
   /** The samples keyed by the whole second they were taken in; of two in one second (a late round), the last. */
   def bySecond(samples: Seq[Sample]): Map[Int, Sample] = samples.map(s => s.second.toInt -> s).toMap

@@ -1,7 +1,7 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, GoodputVerdict, NodeKilledVerdict,
-  OverloadVerdict}
+import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, GoodputVerdict, HostileVerdict,
+  NodeKilledVerdict, OverloadVerdict}
 import bulkhead.lab.load.RequestOutcome
 import bulkhead.lab.record.{FaultTimeline, OverloadStep, RunRecord}
 import bulkhead.lab.sample.{Retained, Sample}
@@ -19,7 +19,8 @@ final class FaultsReport(val verdict: FaultsVerdict):
   def passed: Boolean = verdict.passed
 
   val matrixHeader: Seq[String] = Seq("mode", "fault", "answers by status", "no answer", "breaker", "back after",
-    "threads before/after", "heap MB before/after", "verdict")
+    "threads before/after", "heap MB before/after", "/health slowest", "log bytes", "descriptors before/max/after",
+    "verdict")
 
   def matrixRows: Seq[Seq[String]] = matrixRuns.map { c =>
     val t = FaultVerdict.timeline(c.record)
@@ -28,7 +29,10 @@ final class FaultsReport(val verdict: FaultsVerdict):
     val breaker = c.checks.find(_.name.startsWith("circuit")).map(_.detail).getOrElse("-")
     Seq(t.mode, t.fault, statuses(t), if unanswered.isEmpty then "0" else unanswered.mkString(", "), breaker,
       FaultVerdict.recoverySeconds(t).map(s => f"$s%.1f s").getOrElse("never"),
-      s"${threads(t.before)} / ${threads(t.after)}", s"${heap(t.before)} / ${heap(t.after)}", verdictOf(c))
+      s"${threads(t.before)} / ${threads(t.after)}", s"${heap(t.before)} / ${heap(t.after)}",
+      t.watch.flatMap(_.healthWorstMs()).fold("-")(v => f"$v%.0f ms"), t.watch.fold("-")(w => f"${w.logBytes}%,d"),
+      t.watch.fold("-")(w => s"${count(w.descriptorsBefore)} / ${count(w.descriptorsMax)} / " +
+        count(w.descriptorsAfter)), verdictOf(c))
   }
 
   def matrix: String = MarkdownTable(matrixHeader, matrixRows)
@@ -172,7 +176,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
          |- answers by status: ${statuses(t)}
          |- threads ${threads(t.before)} before, ${threads(t.after)} after; heap ${heap(t.before)} MB before,
          |  ${heap(t.after)} MB after (after a full GC)
-         |- charts: [report.html](report.html#run-${Html.id(c.record.info.name)})
+         |${watched(t)}${hostile(t)}         |- charts: [report.html](report.html#run-${Html.id(c.record.info.name)})
          |
          |Checks:
          |
@@ -229,6 +233,24 @@ object FaultsReport:
   def checksTable(checks: Seq[Check]): String =
     Html.table(Seq("check", "result", "detail"), checks.map(c => Seq(c.name, if c.passed then "pass" else "FAIL",
       c.detail)), "checks")
+
+  private def count(n: Option[Int]) = n.fold("-")(v => f"$v%,d")
+
+  /** The service as the lab watched it: /health, the log, descriptors (a line of a run's details, or none). */
+  private def watched(t: FaultTimeline): String = t.watch.fold("") { w =>
+    def slowest(from: Double, to: Double) = w.healthWorstMs(from, to).fold("-")(v => f"$v%.0f ms")
+    s"- /health (every ${w.probeEveryMs} ms on one keep-alive connection): ${w.healthOk} of " +
+      s"${w.healthProbes} answered 200; slowest ${slowest(0, t.injectAt)} before the fault, " +
+      s"${slowest(t.injectAt, t.clearAt + 1)} while held, ${slowest(t.clearAt + 1, t.endAt + 1)} after\n" +
+      f"- the service's log grew by ${w.logBytes}%,d bytes over the run; open descriptors ${count(w.descriptorsBefore)} " +
+      s"before, at most ${count(w.descriptorsMax)}, ${count(w.descriptorsAfter)} once every connection closed\n"
+  }
+
+  /** Each group of hostile clients: what it did and what came of its requests. */
+  private def hostile(t: FaultTimeline): String = t.hostile.map { h =>
+    s"- hostile, ${h.group}: ${h.description}; ${h.connections} connections opened; ${HostileVerdict.outcomes(h)}" +
+      h.heldHeapMb.fold("")(m => f"; heap $m%.0f MB while held (after a full GC)") + "\n"
+  }.mkString
 
   private def statuses(t: FaultTimeline): String =
     t.statuses.toSeq.sorted.map((s, n) => s"$s: $n").mkString(", ")

@@ -120,11 +120,13 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
    */
   private def layer(remote: Option[java.net.InetSocketAddress]): BidiFlow[HttpResponse, ByteString, ByteString,
       HttpRequest, NotUsed] =
-    Http()(classic).serverLayer(pekkoSettings, remote, classic.log)
+    Http()(classic).serverLayer(pekkoSettings, remote, clientWarnings)
       .atop(TLSPlacebo())
       .atop(BidiFlow.fromGraph(RequestHeadDeadline(s.requestHeadTimeout, s.maxHeadBytes, serverHeader)))
       .atop(BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](s.idleTimeout))
 
+  // Pekko's HTTP layer warns per request about clients' mistakes: bounded here, one line a second.
+  private val clientWarnings = ClientWarningLog(classic.log)
   private val sharedLayer = layer(None)
   private val remoteAddress = pekkoSettings.remoteAddressHeader || pekkoSettings.remoteAddressAttribute
 
