@@ -42,6 +42,12 @@ class StartupRefusalSpec extends AnyFlatSpec with Matchers:
     finally service.stop()
   }
 
+  it should "refuse a cluster node on a non-loopback address without TLS, naming the host and the keys to set" in {
+    val out = refused("cluster-off-loopback", noRedis ++ Seq("--cluster-port", "0", "--cluster-host", "10.0.0.2"))
+    out should include("'10.0.0.2' is not a loopback address")
+    out should include("bulkhead.cluster.tls.key-store")
+  }
+
   it should "refuse a descriptor limit short of the connections it serves, refuses and opens" in {
     val out = refused("few-files", noRedis, openFiles = Some(4096))
     out should include("may open 4096 files (ulimit -n)")

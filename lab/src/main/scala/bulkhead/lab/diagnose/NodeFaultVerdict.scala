@@ -80,10 +80,18 @@ object NodeFaultVerdict:
   def droppedAt(r: RunRecord): Option[Int] =
     cluster(r).find(c => c.second >= killAt(r) && c.scraped && c.killedRoutees.forall(_ <= 0)).map(_.second)
 
-  /** The first second after the restart at which the front listed the restarted node's routees and N members up. */
+  /**
+   * The first second after the restart at which the front listed the restarted node's routees and N members up, once
+   * it had dropped them since the node's last death: a node killed again right after a start (the restart loop) stays
+   * listed, its dead incarnation's routees, until it is seen unreachable.
+   */
   def rejoinedAt(r: RunRecord): Option[Int] =
-    cluster(r).find(c => c.second >= restartAt(r) && c.killedRoutees.exists(_ > 0) &&
-      c.membersUp.contains(r.info.nodes.size.toDouble)).map(_.second)
+    val lastDeath = kill(r).events.filter(e => e.node == kill(r).killed && e.second <= restartAt(r) &&
+      e.what.startsWith("exited")).lastOption.fold(killAt(r))(_.second)
+    val seconds = cluster(r).filter(_.second >= lastDeath.toInt)
+    val dropped = seconds.find(c => c.scraped && c.killedRoutees.forall(_ <= 0)).map(_.second)
+    dropped.flatMap(d => seconds.find(c => c.second > d && c.second >= restartAt(r) &&
+      c.killedRoutees.exists(_ > 0) && c.membersUp.contains(r.info.nodes.size.toDouble)).map(_.second))
 
   /**
    * The end (seconds into the run) of the first window of [[WindowSeconds]] starting at `from` or later whose OK

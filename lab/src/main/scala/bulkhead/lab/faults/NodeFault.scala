@@ -35,7 +35,7 @@ enum NodeFault(val name: String, val summary: String):
 
 object NodeFault:
   /** Kills of the restart loop: each start but the last is killed soon after it serves HTTP, while it joins. */
-  val Cycles = 3
+  final val Cycles = 3
   /** How long each start of the restart loop but the last stays up once it serves HTTP: mid-join. */
   val UpBetweenKills: FiniteDuration = 3.seconds
 
