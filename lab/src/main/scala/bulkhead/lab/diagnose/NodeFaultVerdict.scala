@@ -86,8 +86,9 @@ object NodeFaultVerdict:
    * listed, its dead incarnation's routees, until it is seen unreachable.
    */
   def rejoinedAt(r: RunRecord): Option[Int] =
+    // The kill, or the exit the lab saw (a downed node's), whichever is logged before the start.
     val lastDeath = kill(r).events.filter(e => e.node == kill(r).killed && e.second <= restartAt(r) &&
-      e.what.startsWith("exited")).lastOption.fold(killAt(r))(_.second)
+      (e.what.startsWith("exited") || e.what.startsWith("SIGKILL"))).lastOption.fold(killAt(r))(_.second)
     val seconds = cluster(r).filter(_.second >= lastDeath.toInt)
     val dropped = seconds.find(c => c.scraped && c.killedRoutees.forall(_ <= 0)).map(_.second)
     dropped.flatMap(d => seconds.find(c => c.second > d && c.second >= restartAt(r) &&
