@@ -155,7 +155,8 @@ object BenchCommand extends LabCommand:
     val columns = files.flatMap { f =>
       val round = f.getParent
       for
-        record <- RecordJson.read(round.resolve(RecordJson.FileName)).toOption
+        file <- RecordJson.in(round)
+        record <- RecordJson.read(file).toOption
         cpu <- CpuPerRequest.service(record)
         stages <- ProfileStages.read(f).toOption
       yield (dir.relativize(round.getParent.getParent).toString,

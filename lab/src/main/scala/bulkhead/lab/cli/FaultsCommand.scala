@@ -1,6 +1,6 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings, ModePlan}
+import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings, ModePlan, UndersizedPool}
 import bulkhead.lab.process.Launch
 import bulkhead.lab.report.{Environment, SuiteReport}
 import scopt.OParser
@@ -8,16 +8,21 @@ import scopt.OParser
 import java.nio.file.{Files, Path}
 
 /**
- * `lab faults`: the fault matrix under load and the overload ramp, the service on its shipped settings; exit 1 when a
- * check fails. By default every fault in non-blocking mode and the thread-holding ones in blocking and virtual mode;
+ * `lab faults`: the fault matrix under load, the overload ramp and the undersized pool, the service on its shipped
+ * settings; exit 1 when a check fails. By default every fault in non-blocking mode and the thread-holding ones in
+ * blocking and virtual mode;
  * `--soap-modes` runs every fault in each mode named.
  */
 object FaultsCommand extends LabCommand:
   val name = "faults"
-  val summary = s"the fault matrix under load and the overload ramp, on the service's shipped settings (short: ~7 min)"
+  val summary = "the fault matrix under load, the overload ramp and the undersized pool, on the service's shipped " +
+    "settings (short: ~7 min)"
 
   final case class Options(full: Boolean = false, only: Set[String] = Set.empty, out: Option[Path] = None,
       modes: Option[Seq[String]] = None)
+
+  /** What `--only` may name: each fault, and the undersized pool. */
+  private val Steps: Seq[String] = FaultCase.all.map(_.name) :+ UndersizedPool.Name
 
   private val parser =
     val b = OParser.builder[Options]
@@ -26,9 +31,10 @@ object FaultsCommand extends LabCommand:
       programName("bulkhead lab faults"),
       head(summary),
       opt[Unit]("full").text("the long form of every phase").action((_, o) => o.copy(full = true)),
-      opt[Seq[String]]("only").valueName("a,b").text(s"only these faults: ${FaultCase.all.map(_.name).mkString(", ")}")
-        .validate(fs => fs.find(n => !FaultCase.all.exists(_.name == n)) match
-          case Some(bad) => failure(s"unknown fault '$bad' in --only; faults: ${FaultCase.all.map(_.name).mkString(", ")}")
+      opt[Seq[String]]("only").valueName("a,b").text(s"only these faults or steps: ${Steps.mkString(", ")} (the " +
+          s"overload ramp runs with any fault; ${UndersizedPool.Name} alone runs only the undersized pool)")
+        .validate(fs => fs.map(_.trim).find(n => n.nonEmpty && !Steps.contains(n)) match
+          case Some(bad) => failure(s"unknown fault '$bad' in --only; faults and steps: ${Steps.mkString(", ")}")
           case None => success)
         .action((fs, o) => o.copy(only = fs.map(_.trim).filter(_.nonEmpty).toSet)),
       opt[Seq[String]]("soap-modes").valueName("a,b").text(s"every fault in each of these SOAP modes: " +
@@ -73,6 +79,7 @@ object FaultsCommand extends LabCommand:
     println()
     if faults.matrixRows.nonEmpty then println(faults.matrix + "\n")
     if faults.verdict.ramps.nonEmpty then println(faults.rampTables + "\n")
+    if faults.verdict.undersized.nonEmpty then println(faults.undersizedTable + "\n")
     faults.verdict.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).foreach { run =>
       println(s"${run.record.info.name}:")
       run.checks.foreach(c => println(s"- ${c.markdown}"))

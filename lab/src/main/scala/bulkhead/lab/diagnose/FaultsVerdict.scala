@@ -10,12 +10,13 @@ final case class FaultRunChecks(record: RunRecord, checks: Seq[Check]):
  * The verdicts of the fault runs among a run directory's records (`lab faults`, `lab cluster-faults`), read from the
  * records alone: each fault run's checks (a node killed by [[NodeFaultVerdict]], any other fault by [[FaultVerdict]]
  * against what its service retained before its first fault), the suite-wide checks of each service (by its SOAP mode,
- * its faults in the order they ran), and the overload ramps'.
+ * its faults in the order they ran), the overload ramps', and each undersized pool's ([[GoodputVerdict]]).
  */
 final case class FaultsVerdict(runs: Seq[FaultRunChecks], suites: Seq[(String, Seq[Check])],
-    ramps: Seq[FaultRunChecks]):
-  def passed: Boolean = runs.forall(_.passed) && suites.forall(_._2.forall(_.passed)) && ramps.forall(_.passed)
-  def isEmpty: Boolean = runs.isEmpty && ramps.isEmpty
+    ramps: Seq[FaultRunChecks], undersized: Seq[FaultRunChecks] = Nil):
+  def passed: Boolean = runs.forall(_.passed) && suites.forall(_._2.forall(_.passed)) && ramps.forall(_.passed) &&
+    undersized.forall(_.passed)
+  def isEmpty: Boolean = runs.isEmpty && ramps.isEmpty && undersized.isEmpty
 
 object FaultsVerdict:
   def of(records: Seq[RunRecord]): FaultsVerdict =
@@ -31,4 +32,6 @@ object FaultsVerdict:
     }
     FaultsVerdict(runs, modes.map(m => m -> FaultVerdict.suiteChecks(byMode(m).map(FaultVerdict.timeline))),
       records.filter(_.overload.isDefined).sortBy(_.info.startedAt)
-        .map(r => FaultRunChecks(r, OverloadVerdict.checks(r.overload.get))))
+        .map(r => FaultRunChecks(r, OverloadVerdict.checks(r.overload.get))),
+      records.filter(_.goodput.isDefined).sortBy(_.info.startedAt)
+        .map(r => FaultRunChecks(r, GoodputVerdict.checks(r.goodput.get))))

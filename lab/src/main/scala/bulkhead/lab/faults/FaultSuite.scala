@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.diagnose.{FaultVerdict, OverloadVerdict}
+import bulkhead.lab.diagnose.{FaultVerdict, GoodputVerdict, OverloadVerdict}
 import bulkhead.lab.process.{Children, Dependencies, Launch, Served, Stack}
 import bulkhead.lab.record.RunRecord
 import bulkhead.lab.run.{Progress, SuiteOutcome}
@@ -20,12 +20,17 @@ final case class ModePlan(mode: String, faults: Set[String] = Set.empty):
  * The configuration of a faults suite run. The service runs with the settings `./bulkhead serve` ships (read from its
  * build, see [[ServiceDefaults]]); the suite sets only what a lab must: where the stub and Redis are, the SOAP mode,
  * and how long each phase lasts. The overload ramp alone runs a service with `rampMaxInFlight` (0.5x..3x of the
- * shipped 4,000 at the third party's latency would be 2,000..12,000 users on this machine's 2 cores).
+ * shipped 4,000 at the third party's latency would be 2,000..12,000 users on this machine's 2 cores); the undersized
+ * pool alone runs services whose SOAP client has `undersized.slots` ([[UndersizedPool]]).
  */
 final case class FaultSuiteSettings(phases: Phases, rampStep: FiniteDuration, modes: Seq[ModePlan],
     steadyUsers: Int = 100, rampMaxInFlight: Int = 100, stubLatencyMs: Int = 500, customers: Int = 1000,
-    only: Set[String] = Set.empty, warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds):
+    only: Set[String] = Set.empty, warmUp: FiniteDuration = 10.seconds, rampWarmUp: FiniteDuration = 20.seconds,
+    undersized: UndersizedPool = UndersizedPool()):
   def runs: Seq[(ModePlan, Seq[FaultCase])] = modes.map(m => m -> m.cases(only)).filter(_._2.nonEmpty)
+  /** The ramp runs unless `only` names the undersized pool alone. */
+  def runsRamp: Boolean = only.isEmpty || only.exists(_ != UndersizedPool.Name)
+  def runsUndersized: Boolean = only.isEmpty || only(UndersizedPool.Name)
   def stubLatency: Latency.Fixed = Latency.Fixed(stubLatencyMs)
 
 object FaultSuiteSettings:
@@ -49,13 +54,15 @@ object FaultSuiteSettings:
   val Short: FaultSuiteSettings = FaultSuiteSettings(Phases(2.seconds, 3.seconds, 4500.millis, 5500.millis),
     3.seconds, CiPlan, warmUp = 8.seconds, rampWarmUp = 10.seconds)
   val Full: FaultSuiteSettings = FaultSuiteSettings(Phases(6.seconds, 10.seconds, 12.seconds, 10.seconds),
-    8.seconds, CiPlan, warmUp = 10.seconds, rampWarmUp = 20.seconds)
+    8.seconds, CiPlan, warmUp = 10.seconds, rampWarmUp = 20.seconds,
+    undersized = UndersizedPool(warmUp = 10.seconds, window = 30.seconds))
 
 /**
  * `./bulkhead lab faults`: the fault matrix under load in each SOAP mode, then the overload ramp, on a real
  * redis-server, the real stub and the service, each in its own process on loopback. Each run goes through the lab's
  * one measuring loop ([[FaultRun]]) and is written as `<dir>/<mode>/<fault>/result.json` (the ramp's as
- * `<dir>/overload-ramp/result.json`); the processes' logs go to `dir`. Returns the records; their verdict is
+ * `<dir>/overload-ramp/result.json`, the undersized pool's as `<dir>/undersized-pool/<mode>/result.json`); the
+ * processes' logs go to `dir`. Returns the records; their verdict is
  * [[bulkhead.lab.diagnose.FaultsVerdict]]'s.
  */
 object FaultSuite:
@@ -90,8 +97,9 @@ object FaultSuite:
       // connection faults open and close 16,000 connections), then the ramp (a fresh service).
       def estimate(f: FaultCase) = s.phases.total(f).toSeconds + (if f.name.contains("connection-exhaustion") ||
         f.name == "slowloris" then 30.0 else 3.0)
-      val estimates = s.runs.flatMap((_, cases) => (8.0 + s.warmUp.toSeconds) +: cases.map(estimate)) :+
-        (8.0 + s.rampWarmUp.toSeconds + OverloadDriver.Factors.size * s.rampStep.toSeconds)
+      val rampEstimate = 8.0 + s.rampWarmUp.toSeconds + OverloadDriver.Factors.size * s.rampStep.toSeconds
+      val estimates = s.runs.flatMap((_, cases) => (8.0 + s.warmUp.toSeconds) +: cases.map(estimate)) ++
+        Option.when(s.runsRamp)(rampEstimate) ++ Option.when(s.runsUndersized)(s.undersized.estimateSeconds)
       val steps = Progress(estimates)
       var step = 0
       def next(): String =
@@ -133,14 +141,35 @@ object FaultSuite:
             failures :+= s"${plan.mode}: ${e.getMessage}"
             progress(s"  ${plan.mode} did not run: ${e.getMessage}")
         finally service.foreach(_.child.stop())
-      // A mode that did not start skipped its faults' steps: the ramp is the last step.
-      progress(s"${steps.start(estimates.size - 1)} overload ramp: ${OverloadDriver.Factors.mkString("x, ")}x of " +
-        s"max-in-flight ${s.rampMaxInFlight}")
-      val ramp = runRamp(s, rampSettings, deps, stack, dir.resolve(RampName), progress)
-      OverloadVerdict.checks(ramp.overload.get).foreach(c =>
-        progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
-      progress(s"  ramp ${steps.finish()}; the faults suite took ${Progress.duration(steps.elapsed)}")
-      SuiteOutcome(records :+ ramp, failures)
+      // A mode that did not start skipped its faults' steps: the ramp and the undersized pool are the last steps.
+      val ramp = Option.when(s.runsRamp) {
+        progress(s"${steps.start(estimates.size - (if s.runsUndersized then 2 else 1))} overload ramp: " +
+          s"${OverloadDriver.Factors.mkString("x, ")}x of max-in-flight ${s.rampMaxInFlight}")
+        val r = runRamp(s, rampSettings, deps, stack, dir.resolve(RampName), progress)
+        OverloadVerdict.checks(r.overload.get).foreach(c =>
+          progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
+        progress(s"  ramp ${steps.finish()}")
+        r
+      }
+      val undersized = if !s.runsUndersized then Nil else
+        val u = s.undersized
+        val modes = s.modes.map(_.mode).distinct
+        progress(s"${steps.start(estimates.size - 1)} undersized pool: ${modes.mkString(", ")} side by side, " +
+          s"${u.slots} slots each, ${u.users} users each, third party at ${u.stubLatencyMs} ms")
+        try
+          val rs = UndersizedPool.run(u, modes, s.customers, s.stubLatency, shipped, deps, stack, Heap,
+            dir.resolve(UndersizedPool.Name), progress)
+          rs.flatMap(_.goodput).foreach(g => GoodputVerdict.checks(g).foreach(c =>
+            progress(s"  ${g.mode}: ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}")))
+          rs
+        catch
+          case NonFatal(e) =>
+            failures :+= s"${UndersizedPool.Name}: ${e.getMessage}"
+            progress(s"  did not run: ${e.getMessage}")
+            Nil
+        finally progress(s"  undersized pool ${steps.finish()}")
+      progress(s"  the faults suite took ${Progress.duration(steps.elapsed)}")
+      SuiteOutcome(records ++ ramp ++ undersized, failures)
     finally Children.stopAll()
 
   /** One fault on the running `service`: what it retained before, the measured run, what it retained after. */
@@ -178,4 +207,4 @@ object FaultSuite:
         _.copy(overload = Some(driver.overload)))
     finally service.child.stop()
 
-  private val Source = "lab faults"
+  val Source = "lab faults"

@@ -5,12 +5,18 @@ import bulkhead.lab.model.CapName
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.{CodecMakerConfig, JsonCodecMaker}
 
+import java.io.ByteArrayInputStream
 import java.nio.file.{Files, Path}
+import java.util.zip.GZIPInputStream
 import scala.jdk.CollectionConverters.*
 
-/** `result.json`: a [[RunRecord]] written and read back (jsoniter-scala). */
+/**
+ * `result.json`: a [[RunRecord]] written and read back (jsoniter-scala). The lab writes it plain; a run kept in the
+ * repository (docs/results) may be gzipped as `result.json.gz` (a record's samples compress ~9x), and reads the same.
+ */
 object RecordJson:
   val FileName = "result.json"
+  val GzipName = s"$FileName.gz"
 
   /** A diagnosis case's expected cap, written as the lab names it (`pool blocking-pool`) and read back by its parser. */
   private given JsonValueCodec[CapName] = new JsonValueCodec[CapName]:
@@ -48,8 +54,15 @@ object RecordJson:
     Files.write(file, writeToArray(record, WriterConfig.withIndentionStep(1)))
     file
 
+  /** The record of a run's directory: `result.json`, else `result.json.gz`. */
+  def in(dir: Path): Option[Path] =
+    Seq(FileName, GzipName).map(dir.resolve).find(Files.isRegularFile(_))
+
   def read(file: Path): Either[String, RunRecord] =
-    try Right(readFromArray[RunRecord](Files.readAllBytes(file)))
+    try
+      val bytes = Files.readAllBytes(file)
+      Right(readFromArray[RunRecord](if isGzip(file) then GZIPInputStream(ByteArrayInputStream(bytes)).readAllBytes()
+        else bytes))
     catch
       case e: JsonReaderException => Left(s"$file: not a bulkhead result: ${e.getMessage.linesIterator.next()}")
       case e: java.io.IOException => Left(s"$file: ${e.getMessage}")
@@ -58,8 +71,14 @@ object RecordJson:
   def readAll(dir: Path): Either[String, Seq[RunRecord]] =
     if !Files.isDirectory(dir) then Left(s"no such directory: $dir")
     else
-      val files = Files.walk(dir).iterator().asScala.filter(_.getFileName.toString == FileName).toSeq.sortBy(_.toString)
+      val files = Files.walk(dir).iterator().asScala.filter(f => isRecord(f.getFileName.toString)).toSeq
+        .sortBy(_.toString)
       if files.isEmpty then Left(s"$dir holds no $FileName (written by ./bulkhead lab run)")
       else
         val read = files.map(this.read)
         read.collectFirst { case Left(e) => e }.toLeft(read.collect { case Right(r) => r })
+
+  /** A file name the lab reads as a record: `result.json` or `result.json.gz`. */
+  def isRecord(name: String): Boolean = name == FileName || name == GzipName
+
+  private def isGzip(file: Path) = file.getFileName.toString.endsWith(".gz")

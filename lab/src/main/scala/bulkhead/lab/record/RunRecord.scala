@@ -25,11 +25,12 @@ final case class NodeSamples(node: String, samples: Seq[Sample], beforeLoad: Opt
  * @param otherNodes on a cluster, every node but the front, sampled in the same rounds
  * @param fault a fault run's fault (`lab faults`, `lab cluster-faults`): what was injected when, and what came of it
  * @param overload the overload ramp's steps (`lab faults`)
+ * @param goodput one SOAP mode's undersized pool above its cap (`lab faults`)
  */
 final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample], measuredFrom: Double,
     measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine], beforeLoad: Option[Sample] = None,
     afterLoad: Option[Sample] = None, otherNodes: Seq[NodeSamples] = Nil, fault: Option[FaultTimeline] = None,
-    overload: Option[Overload] = None):
+    overload: Option[Overload] = None, goodput: Option[Goodput] = None):
   def throughput: Double = load.throughput(info.expectedClass)
 
   /** A fault run second by second: its requests by outcome beside the sample of each second. */

@@ -1,14 +1,15 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, NodeFaultVerdict, OverloadVerdict}
+import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, GoodputVerdict, NodeFaultVerdict,
+  OverloadVerdict}
 import bulkhead.lab.load.RequestOutcome
 import bulkhead.lab.record.{FaultTimeline, OverloadStep, RunRecord}
 import bulkhead.lab.sample.{Retained, Sample}
 
 /**
  * The fault runs of a report (`lab faults`, `lab cluster-faults`), rendered from their records and their verdict
- * ([[FaultsVerdict]]): the fault matrix, each service's suite-wide checks, the overload ramp, a node killed second by
- * second, and each run's checks; in Markdown, and as the HTML report's tables and charts.
+ * ([[FaultsVerdict]]): the fault matrix, each service's suite-wide checks, the overload ramp, the undersized pool in
+ * each SOAP mode, a node killed second by second, and each run's checks; in Markdown, and as the HTML report's tables and charts.
  */
 final class FaultsReport(val verdict: FaultsVerdict):
   import FaultsReport.*
@@ -46,6 +47,21 @@ final class FaultsReport(val verdict: FaultsVerdict):
   /** Every ramp's table, one after the other. */
   def rampTables: String = verdict.ramps.map(c => MarkdownTable(rampHeader, rampRows(c.record))).mkString("\n\n")
 
+  val undersizedHeader: Seq[String] = Seq("mode", "slots", "third party", "users", "cap /s", "200/s", "of the cap",
+    "200", "503", "other", "200 p50 ms", "503 p50 / slowest ms", "third party peak", "breaker openings", "verdict")
+
+  def undersizedRows: Seq[Seq[String]] = verdict.undersized.flatMap(c => c.record.goodput.map { g =>
+    val other = g.statuses.filterNot((s, _) => s == "200" || s == "503").toSeq.sorted.map((s, n) => s"$s $n")
+    Seq(g.mode, g.slots.toString, f"${g.stubLatencyMs}%.0f ms", g.users.toString, f0(g.cap), f"${g.okPerSecond}%.2f",
+      f"${g.okPerSecond / g.cap}%.2f", g.ok.toString, g.refused.toString, if other.isEmpty then "0" else
+        other.mkString(", "), OverloadVerdict.ms(g.okP50Ms, 0),
+      s"${OverloadVerdict.ms(g.refusalP50Ms, 0)} / ${OverloadVerdict.ms(g.slowestRefusalMs, 0)}",
+      g.thirdPartyPeak.fold("-")(p => s"$p of ${g.thirdPartySlots}"), g.breakerOpenings.fold("-")(f0), verdictOf(c))
+  })
+
+  /** The undersized pool, a row per SOAP mode. */
+  def undersizedTable: String = MarkdownTable(undersizedHeader, undersizedRows)
+
   /**
    * A node-fault run second by second: answers by status, the cluster as the front saw it, and what happened to the
    * nodes in that second.
@@ -74,10 +90,12 @@ final class FaultsReport(val verdict: FaultsVerdict):
     val sections = Seq(
       Option.when(matrixRuns.nonEmpty)(matrixSection),
       Option.when(verdict.ramps.nonEmpty)(rampSection),
+      Option.when(verdict.undersized.nonEmpty)(undersizedSection),
       Option.when(killed.nonEmpty)(killed.map(killedSection).mkString("\n")),
       Option.when(matrixRuns.nonEmpty)(details)).flatten
     // Tables go in after stripMargin, which would eat their leading pipes.
     sections.mkString("\n").replace("@@MATRIX@@", matrix).replace("@@RAMP@@", rampTables)
+      .replace("@@UNDERSIZED@@", undersizedTable)
 
   private def matrixSection: String =
     val first = matrixRuns.head.record.info
@@ -108,6 +126,24 @@ final class FaultsReport(val verdict: FaultsVerdict):
        |@@RAMP@@
        |
        |${verdict.ramps.flatMap(_.checks).map(c => s"- ${c.markdown}").mkString("\n")}
+       |""".stripMargin
+
+  private def undersizedSection: String =
+    val rs = verdict.undersized
+    val r = rs.head.record
+    val passed = rs.forall(_.passed)
+    s"""## The undersized pool: ${if passed then "every check passed" else "SOME CHECKS FAILED"}
+       |The service with its SOAP client's slots far below the users (a connection of the host pool, a thread of the
+       |work queue, a permit for a virtual thread), every other setting as shipped; the SOAP modes side by side, each
+       |with its own users, on the same stub and Redis. Above its cap the service must answer the cap
+       |(${GoodputVerdict.CapShare} of slots / the third party's latency or better) and refuse the rest at once with
+       |503 and Retry-After, the breaker closed.
+       |
+       |Load: ${r.info.loadDescription}; ${r.info.settings.getOrElse("-")}.
+       |
+       |@@UNDERSIZED@@
+       |
+       |${rs.flatMap(c => c.checks.map(x => s"- ${c.record.goodput.fold("")(_.mode)}: ${x.markdown}")).mkString("\n")}
        |""".stripMargin
 
   private def killedSection(c: FaultRunChecks): String =
@@ -166,14 +202,21 @@ final class FaultsReport(val verdict: FaultsVerdict):
       s"""<h2 id="overload">${Html.escape(c.record.info.title.capitalize)}</h2>
          |${Html.table(rampHeader, rampRows(c.record), "ramp")}
          |${checksTable(c.checks)}""".stripMargin)
+    val undersizedPart = Option.when(verdict.undersized.nonEmpty)(
+      s"""<h2 id="undersized">The undersized pool</h2>
+         |<p class="lead">Each SOAP mode's client with far fewer slots than users, side by side: the cap answered, the
+         |rest refused at once.</p>
+         |${Html.table(undersizedHeader, undersizedRows, "undersized")}
+         |${checksTable(verdict.undersized.flatMap(c => c.checks.map(x =>
+           x.copy(name = s"${c.record.goodput.fold("")(_.mode)}: ${x.name}"))))}""".stripMargin)
     val killedPart = killed.map(c =>
       s"""<h2 id="${Html.id(c.record.info.name)}">A node ${Html.escape(c.record.info.title)}</h2>
          |${checksTable(c.checks)}""".stripMargin)
-    (matrixPart.toSeq ++ rampPart ++ killedPart).mkString("\n")
+    (matrixPart.toSeq ++ rampPart ++ undersizedPart ++ killedPart).mkString("\n")
 
   /** A run's own checks in its section, with a node-killed run's second-by-second table. */
   def runHtml(r: RunRecord): String =
-    val checks = (verdict.runs ++ verdict.ramps).find(_.record eq r)
+    val checks = (verdict.runs ++ verdict.ramps ++ verdict.undersized).find(_.record eq r)
     checks.fold("") { c =>
       val cluster = if killed.exists(_.record eq r) then
         s"<h3>Second by second, as the front saw the cluster</h3>\n${Html.table(clusterHeader(r), clusterRows(r))}"

@@ -263,8 +263,8 @@ object HtmlReport:
         Series("p99", f.map(s => s.offered -> s.p99Ms), "#ff7f0e"),
         Series("p99.9", f.map(s => s.offered -> s.p999Ms), "#d62728")))).flatten
 
-  /** A run of `lab faults` or `lab cluster-faults`: a fault injected, or the overload ramp. */
-  def isFaultRun(r: RunRecord): Boolean = r.fault.isDefined || r.overload.isDefined
+  /** A run of `lab faults` or `lab cluster-faults`: a fault injected, the overload ramp, or an undersized pool. */
+  def isFaultRun(r: RunRecord): Boolean = r.fault.isDefined || r.overload.isDefined || r.goodput.isDefined
 
   /** A re-run of `--verify` whose original is in the same report: its card is the original's. */
   def isRerun(r: RunRecord, all: Seq[RunRecord]): Boolean =

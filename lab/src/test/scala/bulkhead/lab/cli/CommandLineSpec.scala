@@ -7,6 +7,7 @@ import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
 import scala.concurrent.duration.*
+import scala.util.chaining.*
 
 /**
  * Every bad flag or value of the service, the stub and the lab, run as the real programs: a message naming the bad
@@ -18,14 +19,30 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     s"${java.nio.file.Path.of("target/classes").toAbsolutePath}:${java.nio.file.Files.readString(
       java.nio.file.Path.of("target/runtime-classpath.txt")).trim}"
 
+  // Each program runs for a second at most: C1 alone and the serial collector start it on less CPU, and nothing it does
+  // here depends on either.
   private def run(classpath: String, main: String, args: Seq[String]): (Int, String) =
-    val p = ProcessBuilder((Seq(launch.java) ++ launch.jvmFlags ++ Seq("-Xmx128m", "-cp", classpath, main) ++ args)*)
+    val p = ProcessBuilder((Seq(launch.java) ++ launch.jvmFlags ++ Seq("-Xmx128m", "-XX:TieredStopAtLevel=1",
+      "-XX:+UseSerialGC", "-cp", classpath, main) ++ args)*)
       .redirectErrorStream(true).start()
     val out = scala.concurrent.Future(String(p.getInputStream.readAllBytes()))(scala.concurrent.ExecutionContext.global)
     if !p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) then
       p.destroyForcibly()
       fail(s"$main ${args.mkString(" ")} did not exit in 60 s")
     (p.exitValue(), scala.concurrent.Await.result(out, 5.seconds))
+
+  /**
+   * `check` on every case, three programs at a time (a JVM's start is mostly one thread: on 2 cores three overlap);
+   * every case runs, and a failure names its case.
+   */
+  private def eachAtOnce[A](cases: Seq[A])(check: A => Unit): Unit =
+    val pool = java.util.concurrent.Executors.newFixedThreadPool(3)
+    try
+      val ran = cases.map(c => pool.submit(() => scala.util.Try(check(c))))
+      val failures = ran.map(_.get(120, java.util.concurrent.TimeUnit.SECONDS)).collect { case scala.util.Failure(e) => e }
+      failures.headOption.foreach(first => fail(s"${failures.size} of ${cases.size} cases failed; the first: " +
+        first.getMessage, first))
+    finally pool.shutdownNow()
 
   private def refused(classpath: String, main: String, args: Seq[String], named: String): Unit =
     val (code, out) = run(classpath, main, args)
@@ -63,7 +80,7 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("--config", "/no/such/file.conf") -> "/no/such/file.conf")
 
   "The service" should "refuse every bad flag or value with a message naming it" in {
-    serviceBad.foreach((args, named) => refused(launch.serviceClasspath, "bulkhead.service.Main", args, named))
+    eachAtOnce(serviceBad)((args, named) => refused(launch.serviceClasspath, "bulkhead.service.Main", args, named))
   }
 
   private val stubBad: Seq[(Seq[String], String)] = Seq(
@@ -78,23 +95,25 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("--what") -> "--what")
 
   "The stub" should "refuse every bad flag or value with a message naming it" in {
-    stubBad.foreach((args, named) => refused(launch.stubClasspath, "bulkhead.stub.Main", args, named))
+    eachAtOnce(stubBad)((args, named) => refused(launch.stubClasspath, "bulkhead.stub.Main", args, named))
   }
 
   "The peers" should "refuse bad flags with a message naming them" in {
-    for
+    (for
       peer <- Target.JvmPeers
       (args, named) <- Seq(Seq("--port", "abc") -> "--port", Seq("--bogus", "1") -> "--bogus",
         Seq("--blocking-pool-size", "0") -> "--blocking-pool-size", Seq("--port") -> "--port")
-    do refused(launch.peers(peer), peer.mainClass, args, named)
+    yield (peer, args, named)).pipe(eachAtOnce(_)((peer, args, named) =>
+      refused(launch.peers(peer), peer.mainClass, args, named)))
   }
 
   "The Jetty and Tomcat peers" should "refuse a thread pool they cannot have, naming the flag" in {
-    for
+    (for
       peer <- Seq(Target.Jetty, Target.Tomcat)
       (args, named) <- Seq(Seq("--max-threads", "0") -> "--max-threads", Seq("--min-threads", "abc") -> "--min-threads",
         Seq("--max-threads", "4", "--min-threads", "8") -> "--min-threads")
-    do refused(launch.peers(peer), peer.mainClass, args, named)
+    yield (peer, args, named)).pipe(eachAtOnce(_)((peer, args, named) =>
+      refused(launch.peers(peer), peer.mainClass, args, named)))
   }
 
   private val labBad: Seq[(Seq[String], String)] = Seq(
@@ -144,7 +163,7 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("capacity", "--bogus") -> "--bogus")
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
-    labBad.foreach((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
+    eachAtOnce(labBad)((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
   }
 
   it should "answer --version with the pom's version and exit 0" in {
@@ -161,12 +180,12 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
   it should "answer --help on every command with its usage and exit 0, starting nothing" in {
     (bulkhead.lab.LabMain.Commands.map(_.name).map(c => Seq(c, "--help")) ++
       Seq(Seq("bench", "report", "--help"), Seq("bench", "hello", "-h"), Seq("--help")))
-      .foreach { args =>
+      .pipe(eachAtOnce(_) { args =>
         val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
         withClue(s"${args.mkString(" ")} -> exit $code: $out") {
           code shouldBe 0
           out.toLowerCase should include("usage")
           out should not include "Error"
         }
-      }
+      })
   }

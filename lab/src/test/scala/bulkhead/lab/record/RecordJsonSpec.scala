@@ -6,6 +6,8 @@ import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
 import java.nio.file.{Files, Path}
+import java.util.zip.GZIPOutputStream
+import scala.util.Using
 
 /** result.json of recorded real runs: read, written and read back unchanged; a stranger's JSON refused. */
 class RecordJsonSpec extends AnyFlatSpec with Matchers:
@@ -17,6 +19,18 @@ class RecordJsonSpec extends AnyFlatSpec with Matchers:
     record.samples should not be empty
     val dir = Files.createTempDirectory("record")
     RecordJson.read(RecordJson.write(record, dir)).fold(e => fail(e), identity) shouldBe record
+  }
+
+  it should "read a run kept gzipped (result.json.gz) as the same record, alone or beside plain ones" in {
+    val plain = fixture("pool-4-queueing")
+    val dir = Files.createTempDirectory("gzipped")
+    val kept = Files.createDirectories(dir.resolve("pool-4")).resolve(RecordJson.GzipName)
+    Using.resource(GZIPOutputStream(Files.newOutputStream(kept)))(_.write(Files.readAllBytes(plain)))
+    RecordJson.in(kept.getParent) shouldBe Some(kept)
+    RecordJson.read(kept) shouldBe RecordJson.read(plain)
+    Files.copy(plain, Files.createDirectories(dir.resolve("plain")).resolve(RecordJson.FileName))
+    RecordJson.readAll(dir).fold(e => fail(e), identity).map(_.info.name) shouldBe Seq("pool-4", "pool-4")
+    RecordJson.in(Files.createTempDirectory("empty")) shouldBe None
   }
 
   it should "read every result under a run's directory" in {

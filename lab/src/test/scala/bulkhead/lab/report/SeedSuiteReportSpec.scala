@@ -1,6 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.record.RecordJson
 import bulkhead.lab.testkit.RenderedReport
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -18,7 +19,7 @@ class SeedSuiteReportSpec extends AnyFlatSpec with Matchers:
   private val newest: Path =
     val results = Path.of("..", "docs", "results").toAbsolutePath.normalize
     Files.list(results).toScala(Seq).filter(_.getFileName.toString.endsWith("-seed-suite-short"))
-      .filter(d => Files.walk(d).toScala(Seq).exists(_.getFileName.toString == "result.json"))
+      .filter(d => Files.walk(d).toScala(Seq).exists(f => RecordJson.isRecord(f.getFileName.toString)))
       .maxByOption(_.getFileName.toString)
       .getOrElse(fail(s"no seed suite with result.json files under $results: copy a run of ./bulkhead demo there"))
   private val report = RenderedReport(newest, "seed-suite-report")

@@ -1,0 +1,39 @@
+package bulkhead.lab.faults
+
+import bulkhead.lab.model.MetricsReading
+import bulkhead.lab.process.Stack
+
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
+import scala.concurrent.duration.*
+
+/**
+ * The most calls the third party (the stub) had at once, from its `stub_in_flight` gauge polled every `every` on its
+ * /metrics: a sampler once a second would miss the peaks of calls that last a second. `peak` is None when no poll
+ * read the gauge.
+ */
+final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration):
+  private val max = AtomicInteger(-1)
+  private val polling = AtomicBoolean(true)
+  private val thread = Thread(() =>
+    while polling.get do
+      Stack.get(metricsUrl, 2.seconds).toOption.flatMap(ThirdPartyPeak.inFlight).foreach(n =>
+        max.accumulateAndGet(n, math.max))
+      Thread.sleep(every.toMillis)
+  , "lab-third-party-peak")
+  thread.setDaemon(true)
+  thread.start()
+
+  /** Stops polling; the peak seen. */
+  def stop(): Option[Int] =
+    polling.set(false)
+    thread.join(5000)
+    Option(max.get).filter(_ >= 0)
+
+object ThirdPartyPeak:
+  val Gauge = "stub_in_flight"
+
+  def start(metricsUrl: String, every: FiniteDuration = 10.millis): ThirdPartyPeak = ThirdPartyPeak(metricsUrl, every)
+
+  /** The stub's calls in flight now, from its /metrics text. */
+  def inFlight(metrics: String): Option[Int] =
+    MetricsReading.lines(metrics).find(_.name == Gauge).map(_.value.round.toInt)
