@@ -33,6 +33,10 @@ object Main:
         sys.exit(2)
       case Right(()) => ()
     }
+    HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.foreach { message =>
+      System.err.println(s"bulkhead serve: $message")
+      sys.exit(2)
+    }
     val log = LoggerFactory.getLogger("bulkhead.service")
     val running =
       try Await.result(ServiceApp.start(settings, config), Duration(60, "s"))

@@ -20,6 +20,8 @@ object StartupReport:
       s"pools: ${Pools.Default.label}=$defaultThreads threads, ${Pools.Blocking.label}=${p.blockingPoolSize} threads, " +
       s"${Pools.Virtual.label}=${if Pools.virtualThreadsAvailable then "available" else "unavailable (JDK < 21)"}; " +
       s"max-connections=${settings.server.maxConnections} (+${settings.server.refusedConnections} answered 503), " +
+      s"heap ${HeapBudget.processMaxHeap() >> 20} MiB for ${HeapBudget.required(settings) >> 20} MiB of heads, " +
+      "connections and working set, " +
       s"request-head-timeout=${settings.server.requestHeadTimeout}, backlog=${settings.server.backlog}, " +
       s"listeners=${HttpServer.listenersFor(settings.server.listeners)}; " +
       s"enrichment: ${e.routees} routees, soap ${e.soap.mode.key} -> ${e.soap.endpoint}, " +

@@ -80,8 +80,10 @@ object FaultsCommand extends LabCommand:
     if faults.matrixRows.nonEmpty then println(faults.matrix + "\n")
     if faults.verdict.ramps.nonEmpty then println(faults.rampTables + "\n")
     if faults.verdict.undersized.nonEmpty then println(faults.undersizedTable + "\n")
-    faults.verdict.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).flatMap(_.checks)
-      .foreach(c => println(s"- ${c.markdown}"))
+    faults.verdict.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).foreach { run =>
+      println(s"${run.record.info.name}:")
+      run.checks.foreach(c => println(s"- ${c.markdown}"))
+    }
     failures.foreach(f => println(s"did not run: $f"))
     println(s"\n${if passed then "every check passed" else "SOME CHECKS FAILED"}; report: $file and " +
       s"${file.resolveSibling(SuiteReport.HtmlFile)}")

@@ -8,7 +8,7 @@ final case class FaultRunChecks(record: RunRecord, checks: Seq[Check]):
 
 /**
  * The verdicts of the fault runs among a run directory's records (`lab faults`, `lab cluster-faults`), read from the
- * records alone: each fault run's checks (a node killed by [[NodeKilledVerdict]], any other fault by [[FaultVerdict]]
+ * records alone: each fault run's checks (a node killed by [[NodeFaultVerdict]], any other fault by [[FaultVerdict]]
  * against what its service retained before its first fault), the suite-wide checks of each service (by its SOAP mode,
  * its faults in the order they ran), the overload ramps', and each undersized pool's ([[GoodputVerdict]]).
  */
@@ -27,7 +27,7 @@ object FaultsVerdict:
     val byMode = matrix.groupBy(FaultVerdict.timeline(_).mode)
     val baselines = byMode.view.mapValues(rs => FaultVerdict.timeline(rs.head).before).toMap
     val runs = faults.map { r =>
-      if killed.contains(r) then FaultRunChecks(r, NodeKilledVerdict.checks(r))
+      if killed.contains(r) then FaultRunChecks(r, NodeFaultVerdict.checks(r))
       else FaultRunChecks(r, FaultVerdict.checks(r, baselines(FaultVerdict.timeline(r).mode)))
     }
     FaultsVerdict(runs, modes.map(m => m -> FaultVerdict.suiteChecks(byMode(m).map(FaultVerdict.timeline))),

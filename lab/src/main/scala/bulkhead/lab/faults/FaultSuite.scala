@@ -68,8 +68,11 @@ object FaultSuiteSettings:
  * [[bulkhead.lab.diagnose.FaultsVerdict]]'s.
  */
 object FaultSuite:
-  /** The suite's service heap: a ceiling for its heap check (`./bulkhead serve` leaves the JVM's default). */
-  val Heap = "-Xmx1g"
+  /**
+   * The suite's service heap: the one `./bulkhead serve` gives the shipped settings, so that the suite holds the
+   * service as shipped (a smaller one is refused at start), and a ceiling for its heap check.
+   */
+  val Heap: String = Stack.ServeHeap
   /** The directory of the overload ramp's run. */
   val RampName = "overload-ramp"
 

@@ -10,6 +10,11 @@ final class Child(val name: String, val process: Process, val log: Path):
   def pid: Long = process.pid()
   def isAlive: Boolean = process.isAlive
 
+  /** Sends `signal` (e.g. STOP, CONT) to this child alone, by its PID; false when kill(1) failed (it has exited). */
+  def signal(signal: String): Boolean =
+    ProcessBuilder("kill", s"-$signal", pid.toString).redirectErrorStream(true)
+      .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() == 0
+
   /** SIGKILL now (a crash, for fault injection); only this child, by its PID. */
   def kill(): Unit =
     process.destroyForcibly()

@@ -11,6 +11,8 @@ import scala.util.{Failure, Success, Try}
  * label of its routees in every node's /metrics) and the flags it was started with (to start it again).
  */
 final case class ClusterNode(name: String, served: Served, address: String, flags: Seq[String]):
+  /** The node's Artery port. */
+  def clusterPort: Int = address.drop(address.lastIndexOf(':') + 1).toInt
   def url(path: String): String = served.url(path)
 
 /**
@@ -30,8 +32,12 @@ object ServiceCluster:
    */
   val JoinLimit: FiniteDuration = 90.seconds
 
-  /** Each node's heap: several JVMs share this machine, and a node holds little (the work queue's threads' stacks). */
-  val NodeHeap = "-Xmx1g"
+  /**
+   * Each node's heap: the one `./bulkhead serve` gives the shipped settings (a smaller one is refused at start). A
+   * ceiling, not what a node uses: a node holds little (the work queue's threads' stacks), and G1 grows the heap only
+   * as it needs, so several nodes share this machine.
+   */
+  val NodeHeap: String = Stack.ServeHeap
 
   /** The flags that make node `i` (0-based) of `ports` a member: its own port and every node as a seed. */
   def clusterFlags(ports: Seq[Int], i: Int): Seq[String] =
@@ -41,10 +47,11 @@ object ServiceCluster:
   /**
    * Starts `n` nodes with `flags` each (plus their cluster flags), all at once (the first seed then finds the others
    * up instead of waiting 5 s for them, and JVMs starting together share the cores' idle moments), and waits until
-   * they are joined. A node that does not start stops the others.
+   * they are joined. A node that does not start stops the others. `prefixOf` gives node `i`'s command a prefix (the
+   * partition's cgroup).
    */
   def start(stack: Stack, n: Int, flags: Seq[String], progress: String => Unit,
-      limit: FiniteDuration = JoinLimit): Seq[ClusterNode] =
+      limit: FiniteDuration = JoinLimit, prefixOf: Int => Seq[String] = _ => Nil): Seq[ClusterNode] =
     require(n >= 2, s"a cluster needs at least 2 nodes, was $n")
     val ports = Iterator.continually(Stack.freePort()).distinct.take(n).toSeq.sorted
     progress(s"  starting $n service nodes, cluster ports ${ports.mkString(", ")}")
@@ -53,7 +60,8 @@ object ServiceCluster:
       val own = flags ++ clusterFlags(ports, i)
       val name = s"node-${i + 1}"
       // blocking: the global pool has a thread per core; each start waits on its JVM, so each gets a thread.
-      Future(blocking(ClusterNode(name, stack.service(own, heap = NodeHeap, name = name), s"$Host:${ports(i)}", own)))(
+      Future(blocking(ClusterNode(name, stack.service(own, heap = NodeHeap, name = name, prefix = prefixOf(i)),
+        s"$Host:${ports(i)}", own)))(
         ExecutionContext.global)
     }
     val outcomes = starting.map(f => Try(Await.result(f, Duration.Inf)))

@@ -66,14 +66,16 @@ final class Stack(launch: Launch, dir: Path):
    * for each node of a cluster.
    */
   def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil,
-      env: Map[String, String] = Map.empty, name: String = "service"): Served =
-    jvm(name, launch.serviceClasspath, Target.Bulkhead.mainClass, Seq(heap, "-Xss512k") ++ jvmExtra, args, env = env)
+      env: Map[String, String] = Map.empty, name: String = "service", prefix: Seq[String] = Nil): Served =
+    jvm(name, launch.serviceClasspath, Target.Bulkhead.mainClass, Seq(heap, "-Xss512k") ++ jvmExtra, args, env = env,
+      prefix = prefix)
 
+  /** `prefix` runs before the JVM's command and `exec`s it (e.g. into a cgroup), keeping its PID. */
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
-      ready: String = "/health", env: Map[String, String] = Map.empty): Served =
+      ready: String = "/health", env: Map[String, String] = Map.empty, prefix: Seq[String] = Nil): Served =
     val portFile = dir.resolve(s"$name.port")
     Files.deleteIfExists(portFile)
-    val command = Seq(launch.java) ++ launch.jvmFlags ++ jvmArgs ++ Seq("-cp", classpath, main, "--port", "0",
+    val command = prefix ++ Seq(launch.java) ++ launch.jvmFlags ++ jvmArgs ++ Seq("-cp", classpath, main, "--port", "0",
       "--port-file", portFile.toString) ++ args
     val child = Children.start(name, command, dir, env)
     val deadline = System.nanoTime() + 60.seconds.toNanos
@@ -91,6 +93,13 @@ final class Stack(launch: Launch, dir: Path):
 object Stack:
   /** The service's heap unless a scenario sets its own. */
   val DefaultHeap = "-Xmx2g"
+
+  /**
+   * The heap `./bulkhead serve` gives the service's shipped settings (`bulkhead.service.HeapBudget`: 16,384
+   * connections x (64 KiB head + 24 KiB state) + 128 MiB); a smaller one is refused at start unless the flags lower
+   * max-connections or max-head-bytes. StackSpec keeps it equal to HeapBudget's.
+   */
+  val ServeHeap = "-Xmx1536m"
 
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 

@@ -14,10 +14,17 @@ final case class OutcomeSecond(second: Int, outcomes: Map[RequestOutcome, Int])
 final case class NodeRetained(node: String, before: Retained, after: Retained)
 
 /**
- * A node killed under load (`lab cluster-faults`): the node SIGKILLed, by its cluster address, and what each node that
- * stayed up other than the front retained (the front's is the timeline's own).
+ * Something that happened to a node of a cluster during a run, `second` on the run's request log clock: a signal sent
+ * (`SIGKILL`, `SIGSTOP`, `SIGCONT`), `partitioned`, `healed`, `exited N` (seen by the lab), `starting again`, `serving`.
  */
-final case class NodeKill(killed: String, others: Seq[NodeRetained])
+final case class NodeEvent(second: Double, node: String, what: String)
+
+/**
+ * A node faulted under load (`lab cluster-faults`: killed, paused, partitioned or restarted in a loop; the timeline's
+ * `fault` says which): the node, by its cluster address, what each node that stayed up other than the front retained
+ * (the front's is the timeline's own), and what happened to every node, in order.
+ */
+final case class NodeKill(killed: String, others: Seq[NodeRetained], events: Seq[NodeEvent] = Nil)
 
 /**
  * The fault of a fault run and what the run's figures and samples do not hold: the phases (seconds since the load

@@ -1,7 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, GoodputVerdict, HostileVerdict,
-  NodeKilledVerdict, OverloadVerdict}
+  NodeFaultVerdict, OverloadVerdict}
 import bulkhead.lab.load.RequestOutcome
 import bulkhead.lab.record.{FaultTimeline, OverloadStep, RunRecord}
 import bulkhead.lab.sample.{Retained, Sample}
@@ -66,22 +66,28 @@ final class FaultsReport(val verdict: FaultsVerdict):
   /** The undersized pool, a row per SOAP mode. */
   def undersizedTable: String = MarkdownTable(undersizedHeader, undersizedRows)
 
-  /** A node-killed run second by second: answers by status, and the cluster as the front saw it. */
+  /**
+   * A node-fault run second by second: answers by status, the cluster as the front saw it, and what happened to the
+   * nodes in that second.
+   */
   def clusterHeader(r: RunRecord): Seq[String] =
     Seq("second", "phase") ++ outcomesOf(r).map(_.label) ++
-      Seq("members up", "unreachable", s"routees of ${NodeKilledVerdict.kill(r).killed}")
+      Seq("members up", "unreachable", s"routees of ${NodeFaultVerdict.kill(r).killed}", "nodes")
 
   def clusterRows(r: RunRecord): Seq[Seq[String]] =
-    val cluster = NodeKilledVerdict.cluster(r).map(c => c.second -> c).toMap
+    val cluster = NodeFaultVerdict.cluster(r).map(c => c.second -> c).toMap
     val outcomes = outcomesOf(r)
     def count(d: Option[Double]) = d.fold("-")(v => f"$v%.0f")
+    val verb = NodeFaultVerdict.verb(FaultVerdict.timeline(r).fault)
+    val events = NodeFaultVerdict.kill(r).events.groupBy(_.second.toInt)
     FaultVerdict.timeline(r).seconds.map { s =>
-      val phase = if s.second < NodeKilledVerdict.killAt(r) then "before"
-        else if s.second < NodeKilledVerdict.restartAt(r) then "killed" else "restarted"
+      val phase = if s.second < NodeFaultVerdict.killAt(r) then "before"
+        else if s.second < NodeFaultVerdict.restartAt(r) then verb else "restarted"
       val c = cluster.get(s.second)
       Seq(s.second.toString, phase) ++ outcomes.map(o => s.outcomes.getOrElse(o, 0).toString) ++
         Seq(count(c.flatMap(_.membersUp)), count(c.flatMap(_.unreachable)),
-          c.filter(_.scraped).fold("?")(x => count(x.killedRoutees.orElse(Some(0)))))
+          c.filter(_.scraped).fold("?")(x => count(x.killedRoutees.orElse(Some(0)))),
+          events.getOrElse(s.second, Nil).map(e => s"${e.node} ${e.what}").mkString("; "))
     }
 
   def markdown: String =
@@ -147,16 +153,19 @@ final class FaultsReport(val verdict: FaultsVerdict):
   private def killedSection(c: FaultRunChecks): String =
     val r = c.record
     val t = FaultVerdict.timeline(r)
-    s"""## A node killed: ${if c.passed then "every check passed" else "SOME CHECKS FAILED"}
+    val verb = NodeFaultVerdict.verb(t.fault)
+    s"""## A node $verb (${t.fault}): ${
+         if c.passed then "every check passed" else "SOME CHECKS FAILED"}
        |Setup: ${r.info.settings.getOrElse("-")}; ${r.info.loadDescription}; stub latency
        |${r.info.stubLatency.getOrElse("-")}; nodes ${r.info.nodes.mkString(", ")} (the first is the front); bound
-       |${r.info.declaredBound.fold("-")(b => f"${b.perSecond}%.0f req/s (${b.what})")}. ${NodeKilledVerdict.kill(r)
-         .killed} was SIGKILLed at ${f1(t.injectAt)} s, started again (same cluster port) at ${f1(t.clearAt)} s; the
-       |load stopped at ${f1(t.endAt)} s. Threads and heap of the nodes that stayed up were read after a full GC
-       |before the kill and after the load stopped. "Within" counts to the end of the first
-       |${NodeKilledVerdict.WindowSeconds} s window with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of
-       |the level asked for; for the (N-1)/N level the window starts once the front's router no longer lists the dead
-       |node, for N/N once it lists the restarted node again.
+       |${r.info.declaredBound.fold("-")(b => f"${b.perSecond}%.0f req/s (${b.what})")}. ${NodeFaultVerdict.kill(r)
+         .killed} $verb at ${f1(t.injectAt)} s, the fault over at ${f1(t.clearAt)} s,
+       |started again (same cluster port) for the last time at ${f1(NodeFaultVerdict.restartAt(r))} s; the load stopped
+       |at ${f1(t.endAt)} s. Threads and heap of the nodes that stayed up were read after a full GC before the fault and
+       |after the load stopped. "Within" counts to the end of the first ${NodeFaultVerdict.WindowSeconds} s window
+       |with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of the level asked for; for the (N-1)/N level the
+       |window starts once the front's router no longer lists the faulted node, for N/N once it lists the restarted
+       |node again. The last column is what happened to the nodes (the lab's signals, the partition, exits it saw).
        |
        |${c.checks.map(x => s"- ${x.markdown}").mkString("\n")}
        |
@@ -205,7 +214,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
          |${checksTable(verdict.undersized.flatMap(c => c.checks.map(x =>
            x.copy(name = s"${c.record.goodput.fold("")(_.mode)}: ${x.name}"))))}""".stripMargin)
     val killedPart = killed.map(c =>
-      s"""<h2 id="node-killed">A node killed: ${Html.escape(c.record.info.title)}</h2>
+      s"""<h2 id="${Html.id(c.record.info.name)}">A node ${Html.escape(c.record.info.title)}</h2>
          |${checksTable(c.checks)}""".stripMargin)
     (matrixPart.toSeq ++ rampPart ++ undersizedPart ++ killedPart).mkString("\n")
 
@@ -308,7 +317,7 @@ object FaultsReport:
       Series(label, r.samples.filter(_.second <= t.endAt + 1).flatMap(s => f(s).map(s.second -> _)), color,
         axis = axis)
     val killed = t.nodeKill.toSeq.flatMap { k =>
-      val cluster = NodeKilledVerdict.cluster(r)
+      val cluster = NodeFaultVerdict.cluster(r)
       Chart.of(s"$id-fault-cluster", "The cluster as the front saw it", Chart.Time, "members", Seq(
         Series("members up", cluster.flatMap(c => c.membersUp.map(c.second.toDouble -> _)), "#2ca02c"),
         Series("unreachable", cluster.flatMap(c => c.unreachable.map(c.second.toDouble -> _)), "#d62728"),

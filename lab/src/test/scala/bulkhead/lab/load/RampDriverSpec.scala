@@ -15,7 +15,7 @@ class RampDriverSpec extends AnyFlatSpec with Matchers:
   "The ramp driver" should "ramp JMeter's clients up in steps and record every second" in {
     val dir = Files.createTempDirectory("lab-ramp")
     val stack = Stack(Fixtures.launch, dir)
-    val service = stack.service(Seq("--blocking-pool-size", "8"), heap = "-Xmx256m")
+    val service = stack.service(Seq("--blocking-pool-size", "8"), heap = Stack.ServeHeap)
     try
       // Steps of 2 s: a whole second at 2 clients even when JMeter's first request is slow.
       val result = RampDriver.run(Load.Ramp(clients = 4, rampUp = 4.seconds, rampSteps = 2, hold = 3.seconds),

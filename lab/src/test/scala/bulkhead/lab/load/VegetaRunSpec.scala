@@ -14,7 +14,7 @@ class VegetaRunSpec extends AnyFlatSpec with Matchers:
 
   "The open-loop driver" should "send at its rate and count every answer, as the service counted them" in {
     val dir = Files.createTempDirectory("lab-vegeta")
-    val service = Stack(Fixtures.launch, dir).service(Nil, heap = "-Xmx256m")
+    val service = Stack(Fixtures.launch, dir).service(Nil, heap = Stack.ServeHeap)
     try
       def served() = MetricsReading.parse(Stack.get(service.url("/metrics")).fold(e => fail(e), identity)).answered
       val before = served()

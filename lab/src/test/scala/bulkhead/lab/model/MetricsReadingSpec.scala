@@ -19,7 +19,7 @@ class MetricsReadingSpec extends AnyFlatSpec with Matchers:
       val stub = stack.stub(Seq("--latency", "fixed:20"))
       try
         val service = stack.service(Seq("--redis-uri", s"redis://127.0.0.1:${redis.port}", "--soap-endpoint",
-          stub.url("/soap"), "--soap-mode", mode) ++ extra, heap = "-Xmx256m")
+          stub.url("/soap"), "--soap-mode", mode) ++ extra, heap = Stack.ServeHeap)
         try
           Stack.get(service.url("/customers/7")).fold(e => fail(s"/customers/7: $e"), identity)
           MetricsReading.parse(Stack.get(service.url("/metrics")).fold(e => fail(s"/metrics: $e"), identity))

@@ -87,12 +87,23 @@ class FaultsReportSpec extends AnyFlatSpec with Matchers:
     val run = Fixtures.faultRun("node-killed-slow-restart")
     val report = FaultsReport.of(Seq(run))
     report.matrixRows shouldBe empty
-    report.markdown should include("## A node killed: SOME CHECKS FAILED")
-    report.markdown should include("| second | phase | 200 | 504 | members up | unreachable | routees of 127.0.0.1:45989 |")
+    report.markdown should include("## A node killed (node-killed): SOME CHECKS FAILED")
+    report.markdown should include(
+      "| second | phase | 200 | 504 | members up | unreachable | routees of 127.0.0.1:45989 | nodes |")
     report.markdown should include("**FAIL** throughput back to 3/3 within 20 s of the restart")
     report.clusterRows(run).map(_(1)).distinct shouldBe Seq("before", "killed", "restarted")
     FaultsReport.charts(run, "node-killed").map(_.id) shouldBe
       Seq("node-killed-fault-answers", "node-killed-fault-gauges", "node-killed-fault-cluster")
+  }
+
+  "A node paused" should "name what happened to the nodes in the second it happened" in {
+    val run = Fixtures.faultRun("node-paused")
+    val report = FaultsReport.of(Seq(run))
+    report.markdown should include("## A node paused (node-paused): every check passed")
+    val rows = report.clusterRows(run)
+    rows.map(_(1)).distinct shouldBe Seq("before", "paused", "restarted")
+    rows.find(_(0) == "10").get.last shouldBe "127.0.0.1:44519 SIGSTOP"
+    rows.find(_(0) == "27").get.last shouldBe "127.0.0.1:44519 exited 1; 127.0.0.1:44519 starting again"
   }
 
   "A report of scenario runs" should "have no fault section" in {

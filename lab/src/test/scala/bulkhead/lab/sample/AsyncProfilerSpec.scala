@@ -13,7 +13,7 @@ class AsyncProfilerSpec extends AnyFlatSpec with Matchers:
 
   "AsyncProfiler" should "write a flame graph and collapsed stacks of what a running JVM did between start and stop" in {
     val dir = Files.createTempDirectory("profile")
-    val service = Stack(Fixtures.launch, dir).service(Nil, heap = "-Xmx256m")
+    val service = Stack(Fixtures.launch, dir).service(Nil, heap = Stack.ServeHeap)
     try
       AsyncProfiler.start(service.child.pid).fold(e => fail(e), identity)
       (1 to 300).foreach(_ => Stack.get(service.url("/hello")))

@@ -14,7 +14,7 @@ import java.nio.file.Files
 class AttachSpec extends AnyFlatSpec with Matchers:
 
   "Attach" should "read a JVM's whole thread dump, to HotSpot's closing line, without launching jcmd" in {
-    val service = Stack(Fixtures.launch, Files.createTempDirectory("attach")).service(Nil, heap = "-Xmx256m")
+    val service = Stack(Fixtures.launch, Files.createTempDirectory("attach")).service(Nil, heap = Stack.ServeHeap)
     try
       val dump = Attach.jcmd(service.child.pid, "Thread.print -l").fold(e => fail(e), identity)
       // HotSpot ends Thread.print with the JNI references: a dump cut short has no such line.

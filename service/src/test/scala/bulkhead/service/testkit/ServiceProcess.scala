@@ -1,5 +1,8 @@
 package bulkhead.service.testkit
 
+import bulkhead.service.HeapBudget
+import bulkhead.service.config.{ServiceCommandLine, ServiceSettings}
+
 import java.nio.file.{Files, Path}
 import java.util.concurrent.TimeUnit
 import scala.util.Try
@@ -32,6 +35,10 @@ final class ServiceProcess private (val name: String, process: Process, val log:
     process.destroy()
     if !process.waitFor(15, TimeUnit.SECONDS) then kill()
 
+  /** Its exit code once it has exited, waiting at most `seconds`; None while it still runs. */
+  def exitCode(seconds: Int): Option[Int] =
+    Option.when(process.waitFor(seconds, TimeUnit.SECONDS))(process.exitValue())
+
   /** The end of its log, for a failure message. */
   def logTail: String = output.takeRight(3000)
 
@@ -43,22 +50,29 @@ object ServiceProcess:
 
   /**
    * Starts `bulkhead.service.Main` with `args` (plus a free HTTP port and a port file) and JVM options before them;
-   * does not wait for it.
+   * does not wait for it. `openFiles` runs it under that `ulimit -n`.
    */
   def start(name: String, dir: Path, args: Seq[String], jvmOptions: Seq[String] = Nil,
-      env: Map[String, String] = Map.empty): ServiceProcess =
+      env: Map[String, String] = Map.empty, openFiles: Option[Int] = None): ServiceProcess =
     Files.createDirectories(dir)
     val portFile = dir.resolve(s"$name.port")
     val log = dir.resolve(s"$name.log")
     Files.deleteIfExists(portFile)
     val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
-    // A small heap and C1 only: several of these JVMs start at once on a small machine.
-    val command = Seq(java, "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1") ++ jvmOptions ++ Seq("-cp",
+    // C1 only: several of these JVMs start at once on a small machine. The heap `serve` would give these flags (the
+    // service refuses a smaller one): a ceiling, which G1 grows towards only as the test needs.
+    val command = Seq(java, heapFor(args), "-Xss512k", "-XX:TieredStopAtLevel=1") ++ jvmOptions ++ Seq("-cp",
       classpath, "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
-    val builder = ProcessBuilder(command*).redirectErrorStream(true).redirectOutput(log.toFile)
+    val limited = openFiles.fold(command)(n => Seq("sh", "-c", s"ulimit -n $n && exec \"$$@\"", "sh") ++ command)
+    val builder = ProcessBuilder(limited*).redirectErrorStream(true).redirectOutput(log.toFile)
     env.foreach((k, v) => builder.environment().put(k, v))
     val process = builder.start()
     ServiceProcess(name, process, log, portFile)
+
+  /** The `-Xmx` that `./bulkhead serve` gives `args`; 256 MiB for flags the service refuses anyway. */
+  def heapFor(args: Seq[String]): String =
+    ServiceCommandLine.parse(args).toOption.flatMap(c => Try(ServiceSettings(c)).toOption)
+      .fold("-Xmx256m")(HeapBudget.xmx)
 
   /** Waits until the service has written its port (its HTTP server is bound), at most `seconds`. */
   def awaitReady(service: ServiceProcess, seconds: Int = 60): Unit =
