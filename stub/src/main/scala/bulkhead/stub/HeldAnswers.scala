@@ -51,6 +51,9 @@ final class HeldAnswers(timer: ScheduledExecutorService)(using ExecutionContext)
 
   def size: Int = held.size
 
+  /** The calls the hang fault holds: taken, never to be answered (until the hold ends). */
+  def hung: Int = held.asScala.count(!_.releasable)
+
   private def schedule(h: Held, delay: FiniteDuration, answer: () => HttpResponse): Unit =
     timer.schedule((() => h.promise.trySuccess(answer())): Runnable, delay.toNanos, TimeUnit.NANOSECONDS)
 

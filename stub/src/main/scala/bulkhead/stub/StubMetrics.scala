@@ -34,4 +34,9 @@ final class StubMetrics:
   def deadlined: Long = withDeadline.count().toLong
   def inFlight: Long = inFlightCount.get
   def answered: Long = answeredCount.count().toLong
+  /**
+   * `stub_calls_hung`: the calls in flight that the hang fault holds for callers that have long given up (it answers
+   * none of them, also once cleared); in flight less these is what the third party is working on.
+   */
+  def countHung(hung: () => Int): Unit = Gauge.builder("stub.calls.hung", () => hung().toDouble).register(registry)
   def fault(f: Fault): Unit = registry.counter("stub.faults", "kind", f.key).increment()

@@ -39,6 +39,7 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
   val route: Route = concat(publicRoute, adminRoute)
 
   private val held = HeldAnswers(HeldAnswers.timer())
+  metrics.countHung(() => held.hung)
 
   /** Applies a parsed change of behaviour and releases what the new state would already have answered; 400 if bad. */
   private def change[A](parsed: Either[String, A])(set: A => Unit): Route = parsed match

@@ -8,8 +8,9 @@ import scala.concurrent.duration.*
 
 /**
  * The most calls the third party (the stub) had at once, from its `stub_in_flight` gauge polled every `every` on its
- * /metrics: a sampler once a second would miss the peaks of calls that last a second. `peak` is None when no poll
- * read the gauge.
+ * /metrics: a sampler once a second would miss the peaks of calls that last a second. The calls a hang fault still
+ * holds (`stub_calls_hung`: taken before, their callers long gone, never answered) are not the callers' and are left
+ * out. `peak` is None when no poll read the gauge.
  */
 final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration):
   private val max = AtomicInteger(-1)
@@ -31,9 +32,12 @@ final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration):
 
 object ThirdPartyPeak:
   val Gauge = "stub_in_flight"
+  val Hung = "stub_calls_hung"
 
   def start(metricsUrl: String, every: FiniteDuration = 10.millis): ThirdPartyPeak = ThirdPartyPeak(metricsUrl, every)
 
-  /** The stub's calls in flight now, from its /metrics text. */
+  /** The stub's calls in flight now that it is working on (less those a hang holds), from its /metrics text. */
   def inFlight(metrics: String): Option[Int] =
-    MetricsReading.lines(metrics).find(_.name == Gauge).map(_.value.round.toInt)
+    val lines = MetricsReading.lines(metrics)
+    val hung = lines.find(_.name == Hung).map(_.value.round.toInt).getOrElse(0)
+    lines.find(_.name == Gauge).map(_.value.round.toInt - hung)
