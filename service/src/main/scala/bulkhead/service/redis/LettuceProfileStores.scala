@@ -105,9 +105,10 @@ final class LettuceProfileStores(settings: RedisSettings, routees: Int)(using ec
      * Set when a command timed out on this connection: Redis holds its commands unanswered (stopped, or swamped), so
      * none is sent until it answers a PING sent behind them. Each command sent meanwhile would wait out the timeout,
      * then be run by Redis when it comes back, for a caller long answered degraded: a Redis stopped for 15 s under
-     * 100 users got 900 such stale commands (~12,000 at that rate in 2 minutes), and each answer waited the 1 s timeout. Held back, the answers
-     * are degraded at once, Redis runs only the commands that were in flight when it stopped (and a PING a timeout),
-     * and the first answer to the PING opens the connection again, within milliseconds of Redis coming back.
+     * 100 users got 900 such stale commands (~12,000 at that rate in 2 minutes), and each answer waited the 1 s
+     * timeout. Held back, the answers are degraded at once, Redis runs only the commands that were in flight when it
+     * stopped (and a PING a timeout), and the first answer to the PING opens the connection again, within milliseconds
+     * of Redis coming back.
      */
     private val unanswered = java.util.concurrent.atomic.AtomicBoolean(false)
     private val held = ProfileUnavailable(s"Redis has not answered for ${settings.timeout}: waiting for it to answer")
