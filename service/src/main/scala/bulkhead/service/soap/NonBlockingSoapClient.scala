@@ -9,7 +9,7 @@ import org.apache.pekko.http.scaladsl.model.headers.RawHeader
 import org.apache.pekko.http.scaladsl.settings.{ClientConnectionSettings, ConnectionPoolSettings}
 import org.apache.pekko.NotUsed
 import org.apache.pekko.stream.BufferOverflowException
-import org.apache.pekko.stream.scaladsl.Source
+import org.apache.pekko.stream.scaladsl.{Sink, Source}
 import org.apache.pekko.util.ByteString
 
 import java.util.concurrent.TimeoutException
@@ -74,10 +74,19 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
       end.tryFailure(NonBlockingSoapClient.DeadlineCame)
     val timer = classic.scheduler.scheduleOnce(settings.requestTimeout, expire)(ExecutionContext.parasitic)
     Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
-      // The deadline ends the body (above); toStrict's own timeout is only a backstop, after it.
-      response.entity.toStrict(deadline.timeLeft + 1.second, settings.maxResponseBytes.toLong).map { strict =>
-        SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
-      }
+      val limit = settings.maxResponseBytes.toLong
+      val length = response.entity.contentLengthOption
+      if length.exists(_ > limit) then
+        // An answer declared too long is refused unread: toStrict would fail without subscribing to its bytes, and the
+        // pool would hold the connection a second (subscription-timeout) and log a warning per answer. Cancelling the
+        // bytes closes the connection at once.
+        response.entity.dataBytes.runWith(Sink.cancelled)
+        Future.failed(EntityStreamSizeException(limit, length))
+      else
+        // The deadline ends the body (above); toStrict's own timeout is only a backstop, after it.
+        response.entity.toStrict(deadline.timeLeft + 1.second, limit).map { strict =>
+          SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
+        }
     }.onComplete { result =>
       timer.cancel()
       end.trySuccess(Source.empty)

@@ -45,8 +45,10 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
   private def detail(body: String): String = "\"detail\":\"([^\"]*)\"".r.findFirstMatchIn(body).fold("")(_.group(1))
 
   /** What `bulkhead.enrichment` logs while `body` runs. */
-  private def logged[A](body: => A): (A, Seq[String]) =
-    val logger = org.slf4j.LoggerFactory.getLogger("bulkhead.enrichment").asInstanceOf[ch.qos.logback.classic.Logger]
+  private def logged[A](body: => A): (A, Seq[String]) = loggedBy("bulkhead.enrichment")(body)
+
+  private def loggedBy[A](name: String)(body: => A): (A, Seq[String]) =
+    val logger = org.slf4j.LoggerFactory.getLogger(name).asInstanceOf[ch.qos.logback.classic.Logger]
     val appender = ch.qos.logback.core.read.ListAppender[ch.qos.logback.classic.spi.ILoggingEvent]()
     appender.start()
     logger.addAppender(appender)
@@ -72,6 +74,21 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
           if fault == "server-error" then log.mkString should include("Internal error of the third party (injected)")
           if fault == "malformed-xml" then log.mkString should include("unreadable XML")
         }
+      faults(stub, "")
+      get(url(s, "/customers/3")).status shouldBe 200
+    }
+
+  it should "refuse an answer declared too long unread, without the pool's unread-entity warning" in
+    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+      faults(stub, "oversized=1")
+      // Pekko's pool warns once an answer's bytes are left unsubscribed for its subscription-timeout (1 s).
+      val (statuses, log) = loggedBy(org.slf4j.Logger.ROOT_LOGGER_NAME) {
+        val answers = (1 to 5).map(i => get(url(s, s"/customers/$i")).status)
+        Thread.sleep(1500)
+        answers
+      }
+      statuses shouldBe Seq.fill(5)(502)
+      log.filter(_.contains("not subscribed")) shouldBe empty
       faults(stub, "")
       get(url(s, "/customers/3")).status shouldBe 200
     }
