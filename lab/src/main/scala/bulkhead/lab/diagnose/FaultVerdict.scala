@@ -9,8 +9,6 @@ import bulkhead.lab.sample.Retained
  * recorded real runs.
  */
 object FaultVerdict:
-  /** Throughput counts as recovered when OK answers over a 1 s window reach this share of the pre-fault median. */
-  val RecoveredShare = 0.8
   /** What the service promises (reference.conf, the breaker's reset-timeout): back within 5 s of the fault clearing. */
   val RecoveryLimitSeconds = 5.0
   /**
@@ -102,25 +100,19 @@ object FaultVerdict:
       case BreakerExpectation.StaysClosed => Check("circuit breaker stays closed", !opened && !openedAtAll &&
           !seconds.flatMap(_.breaker).exists(_ > 0), text)
 
-  /** Median OK answers per second before the fault (the first second is the users' ramp and is left out). */
-  def baseline(t: FaultTimeline): Double =
-    val perSecond = (1 until t.injectAt.toInt).map(s => t.okPerTenth.slice(s * 10, s * 10 + 10).sum.toDouble)
-    if perSecond.isEmpty then 0.0 else perSecond.sorted.apply(perSecond.size / 2)
+  /** Median OK answers per second before the fault ([[Recovery.baseline]]). */
+  def baseline(t: FaultTimeline): Double = Recovery.baseline(t.okPerTenth, t.injectAt)
 
-  /** Seconds from the clearing to the end of the first 1 s window whose OK rate is back at the recovered share. */
-  def recoverySeconds(t: FaultTimeline): Option[Double] =
-    val target = baseline(t) * RecoveredShare
-    val clearTenth = (t.clearAt * 10).toInt
-    (clearTenth + 10 to t.okPerTenth.size).find(end => t.okPerTenth.slice(end - 10, end).sum >= target)
-      .map(end => end / 10.0 - t.clearAt)
+  /** Seconds from the clearing until OK throughput was back ([[Recovery.seconds]]), over the whole recorded run. */
+  def recoverySeconds(t: FaultTimeline): Option[Double] = Recovery.seconds(t.okPerTenth, t.injectAt, t.clearAt)
 
   def recovery(t: FaultTimeline): Check =
     val base = baseline(t)
     recoverySeconds(t) match
       case Some(s) => Check("throughput back within 5 s", base > 0 && s <= RecoveryLimitSeconds,
-          f"$s%.1f s after clearing, ${RecoveredShare * 100}%.0f %% of the pre-fault $base%.0f OK/s")
+          f"$s%.1f s after clearing, ${Recovery.RecoveredShare * 100}%.0f %% of the pre-fault $base%.0f OK/s")
       case None => Check("throughput back within 5 s", false,
-          f"not back to ${RecoveredShare * 100}%.0f %% of $base%.0f OK/s")
+          f"not back to ${Recovery.RecoveredShare * 100}%.0f %% of $base%.0f OK/s")
 
   def threads(before: Retained, after: Retained): Check =
     Check("platform threads back to baseline", threadsBack(before, after),

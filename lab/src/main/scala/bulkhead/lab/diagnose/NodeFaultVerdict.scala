@@ -110,20 +110,20 @@ object NodeFaultVerdict:
   def degraded(r: RunRecord): Check =
     val n = r.info.nodes.size
     val killed = kill(r).killed
-    val target = FaultVerdict.RecoveredShare * bound(r) * (n - 1) / n
+    val target = Recovery.RecoveredShare * bound(r) * (n - 1) / n
     val name = f"throughput at ${n - 1}/$n of the bound within ${DegradedWithinSeconds}%.0f s of the fault"
     droppedAt(r) match
       case None => Check(name, false, s"the front's router still listed $killed's routees at the end")
       case Some(dropped) =>
         val reached = firstWindow(r, dropped.toDouble, target).filter(_ <= restartAt(r))
-        val share = f"${FaultVerdict.RecoveredShare * 100}%.0f %% of ${n - 1}/$n x ${bound(r)}%.0f"
+        val share = f"${Recovery.RecoveredShare * 100}%.0f %% of ${n - 1}/$n x ${bound(r)}%.0f"
         val detail = f"router dropped $killed ${dropped - killAt(r)}%.1f s after the fault; " + reached.fold(
           f"never $target%.0f OK/s before the restart")(t =>
           f"$target%.0f OK/s over $WindowSeconds s ($share) reached ${t - killAt(r)}%.1f s after it")
         Check(name, reached.exists(_ - killAt(r) <= DegradedWithinSeconds), detail)
 
   def restored(r: RunRecord): Check =
-    val target = FaultVerdict.RecoveredShare * bound(r)
+    val target = Recovery.RecoveredShare * bound(r)
     val n = r.info.nodes.size
     val name = f"throughput back to $n/$n within ${RestoredWithinSeconds}%.0f s of the restart"
     // From the moment the front routes to the restarted node again: before, only N-1 nodes serve.
@@ -131,7 +131,7 @@ object NodeFaultVerdict:
     val reached = rejoined.flatMap(s => firstWindow(r, s.toDouble, target))
     val listed = rejoined.fold("the front never listed it again")(s =>
       f"listed again by the front's router ${s - restartAt(r)}%.1f s after the restart")
-    val share = f"${FaultVerdict.RecoveredShare * 100}%.0f %% of ${bound(r)}%.0f"
+    val share = f"${Recovery.RecoveredShare * 100}%.0f %% of ${bound(r)}%.0f"
     Check(name, reached.exists(_ - restartAt(r) <= RestoredWithinSeconds), s"${kill(r).killed} $listed; " +
       reached.fold(f"never $target%.0f OK/s after that")(t =>
         f"$target%.0f OK/s over $WindowSeconds s ($share) reached ${t - restartAt(r)}%.1f s after the restart"))

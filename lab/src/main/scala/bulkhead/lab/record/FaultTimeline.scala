@@ -72,11 +72,19 @@ object FaultTimeline:
     val bySecond = log.groupBy(_.endSecond.toInt)
     val seconds = (0 until lastSecond).map(s =>
       OutcomeSecond(s, bySecond.getOrElse(s, Nil).groupMapReduce(_.outcome)(_ => 1)(_ + _)))
-    val tenths = Array.fill(lastSecond * 10 + 1)(0)
-    log.filter(_.outcome.ok).foreach(e => tenths((e.endSecond * 10).toInt.min(tenths.length - 1)) += 1)
+    val tenths = okPerTenth(log, lastSecond * 10 + 1)
     val missing = log.count(e => e.outcome == RequestOutcome.Status(503) && e.retryAfter.isEmpty)
-    FaultTimeline(fault, mode, expect, injectAt, clearAt, endAt, totals, seconds, tenths.toSeq, before, after, missing,
+    FaultTimeline(fault, mode, expect, injectAt, clearAt, endAt, totals, seconds, tenths, before, after, missing,
       usersEnded, watch = watch, hostile = hostile)
+
+  /**
+   * OK answers by the tenth of a second they ended in, `size` tenths from the load's start, the last counting every
+   * later one too. The recorded run's and the fault driver's live count of its log alike, for one recovery rule.
+   */
+  def okPerTenth(log: Seq[RequestLog.Entry], size: Int): Seq[Int] =
+    val tenths = Array.fill(size)(0)
+    log.filter(_.outcome.ok).foreach(e => tenths((e.endSecond * 10).toInt.min(size - 1)) += 1)
+    tenths.toSeq
 
   /** The samples keyed by the whole second they were taken in; of two in one second (a late round), the last. */
   def bySecond(samples: Seq[Sample]): Map[Int, Sample] = samples.map(s => s.second.toInt -> s).toMap

@@ -1,7 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, GoodputVerdict, HostileVerdict,
-  NodeFaultVerdict, OverloadVerdict}
+  NodeFaultVerdict, OverloadVerdict, Recovery}
 import bulkhead.lab.load.RequestOutcome
 import bulkhead.lab.record.{FaultTimeline, OverloadStep, RunRecord}
 import bulkhead.lab.sample.{Retained, Sample}
@@ -107,7 +107,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
          "every check passed" else "SOME CHECKS FAILED"}
        |Each fault is injected under steady load, held, and cleared. "No answer" counts requests that got no HTTP
        |answer (timeout, reset, closed); "back after" is the time from clearing to the end of the first 1 s window
-       |with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of the pre-fault median. Threads and heap are
+       |with OK answers at ${f0(Recovery.RecoveredShare * 100)} % of the pre-fault median. Threads and heap are
        |read after a full GC before the fault and after the load stopped.
        |
        |Setup: ${first.settings.getOrElse("-")}; stub latency ${first.stubLatency.getOrElse("-")}; ${first.clients}
@@ -163,7 +163,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
        |started again (same cluster port) for the last time at ${f1(NodeFaultVerdict.restartAt(r))} s; the load stopped
        |at ${f1(t.endAt)} s. Threads and heap of the nodes that stayed up were read after a full GC before the fault and
        |after the load stopped. "Within" counts to the end of the first ${NodeFaultVerdict.WindowSeconds} s window
-       |with OK answers at ${f0(FaultVerdict.RecoveredShare * 100)} % of the level asked for; for the (N-1)/N level the
+       |with OK answers at ${f0(Recovery.RecoveredShare * 100)} % of the level asked for; for the (N-1)/N level the
        |window starts once the front's router no longer lists the faulted node, for N/N once it lists the restarted
        |node again. The last column is what happened to the nodes (the lab's signals, the partition, exits it saw).
        |

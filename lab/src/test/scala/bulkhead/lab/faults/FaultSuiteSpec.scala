@@ -15,7 +15,7 @@ import java.nio.file.Files
  * their own JVMs with the settings `./bulkhead serve` ships, the lab's closed-loop and hostile clients over loopback.
  * One fault of each kind runs (the plan below), then the overload ramp and the undersized pool in every SOAP mode; each
  * must pass every check, as must the service's suite-wide thread and heap checks, and every run is a run record the
- * report reads back. The whole matrix is `./bulkhead lab faults` (~8 min): the service's answer to each fault one by
+ * report reads back. The whole matrix is `./bulkhead lab faults` (~7.7 min): the service's answer to each fault one by
  * one is held by the service's own specs (EnrichmentPipelineSpec, GoodputSpec, LettuceProfileStoresSpec,
  * RequestHeadLimitSpec, ClientWarningLogSpec), and each verdict by its recorded runs (FaultVerdictSpec,
  * HungVerdictSpec, HostileVerdictSpec, GoodputVerdictSpec).
