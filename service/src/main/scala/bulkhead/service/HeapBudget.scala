@@ -9,7 +9,7 @@ import scala.util.Try
 /**
  * Whether the heap can hold what clients may make the service hold at once. The largest part a client controls is
  * request heads in progress: Pekko's parser holds a head's bytes and the headers parsed from them until the head
- * ends, ~2.1 times its bytes, and at most `max-head-bytes-in-progress` of them on every connection together (256 MiB
+ * ends, 2.1-2.3 times its bytes, and at most `max-head-bytes-in-progress` of them on every connection together (256 MiB
  * with the shipped settings, below max-connections x max-head-bytes, 1 GiB); beside them, the state Pekko keeps for
  * each connection and the service's own working set. A heap short of that is an OutOfMemoryError waiting for a few
  * thousand hostile clients, so `serve` refuses to start instead, naming the settings to lower; the launcher gives

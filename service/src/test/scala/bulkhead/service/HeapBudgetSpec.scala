@@ -16,8 +16,8 @@ class HeapBudgetSpec extends AnyFlatSpec with Matchers:
 
   private val shipped = settings()
 
-  "HeapBudget" should "need the heads in progress the budget allows at their heap cost, 16,384 connections' state and a " +
-    "working set with the shipped settings" in {
+  "HeapBudget" should "need the heads in progress the budget allows at their heap cost, 16,384 connections' state " +
+    "and a working set with the shipped settings" in {
     HeapBudget.headBytes(shipped) shouldBe 256 * MiB
     HeapBudget.required(shipped) shouldBe
       (256 * MiB * HeapBudget.HeadByteCost).toLong + 16384L * HeapBudget.ConnectionBytes + HeapBudget.BaseBytes

@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets.US_ASCII
 
 /** The heads the large-heads case holds: their size is what the fault case and its figures name. */
 class LargeHeadsSpec extends AnyFlatSpec with Matchers:
-  "LargeHeads.head" should "be exactly the bytes asked for, in headers within Pekko's 8 KiB a value, with no blank line" in {
+  "LargeHeads.head" should "be exactly the bytes asked for, in headers within Pekko's 8 KiB a value, unfinished" in {
     for bytes <- Seq(200, 8_200, 65_024, 66_560) do
       val head = String(LargeHeads.head(8080, bytes), US_ASCII)
       head.length shouldBe bytes

@@ -8,7 +8,7 @@ import java.util.concurrent.{CountDownLatch, Executors, TimeUnit}
 /** The shared count of request-head bytes in progress: what it takes, refuses and gives back. */
 class HeadBytesBudgetSpec extends AnyFlatSpec with Matchers:
 
-  "HeadBytesBudget" should "take bytes up to its limit exactly, and refuse a take that would pass it without taking any" in {
+  "HeadBytesBudget" should "take bytes up to its limit exactly, and refuse a take that would pass it, taking none" in {
     val budget = HeadBytesBudget(1000)
     budget.tryTake(600) shouldBe true
     budget.tryTake(400) shouldBe true
