@@ -8,10 +8,12 @@ import scala.util.Try
 
 /**
  * Whether the heap can hold what clients may make the service hold at once. The largest part a client controls is
- * its request head: up to `max-head-bytes` on each of `max-connections` connections (64 KiB x 16,384 = 1 GiB with the
- * shipped settings), beside the state Pekko keeps for each connection and the service's own working set. A heap
- * short of that is an OutOfMemoryError waiting for a few thousand hostile clients, so `serve` refuses to start
- * instead, naming the settings to lower; the launcher gives `serve` this heap unless the user chose one.
+ * request heads in progress: Pekko's parser holds a head's bytes and the headers parsed from them until the head
+ * ends, 2.1-2.3 times its bytes, and at most `max-head-bytes-in-progress` of them on every connection together (256 MiB
+ * with the shipped settings, below max-connections x max-head-bytes, 1 GiB); beside them, the state Pekko keeps for
+ * each connection and the service's own working set. A heap short of that is an OutOfMemoryError waiting for a few
+ * thousand hostile clients, so `serve` refuses to start instead, naming the settings to lower; the launcher gives
+ * `serve` this heap unless the user chose one.
  */
 object HeapBudget:
   private val MiB = 1L << 20
@@ -27,12 +29,32 @@ object HeapBudget:
   /** Pekko HTTP's state for one open connection besides its head: the stream stages, actors and buffers (above). */
   val ConnectionBytes: Long = 24 * 1024
 
+  /**
+   * Heap held per byte of a request head in progress, beside its connection's state. Measured in one JVM after a full
+   * GC: 1,500 connections each holding an unfinished 65,015-byte head held 153.6 KB a connection, against 15.7 KB with
+   * a 44-byte one, i.e. 2.12 bytes of heap a head byte in 8,000-byte headers, 2.28 in 1,100-byte ones (59 headers:
+   * Pekko takes at most 64 a head, so smaller headers cannot fill one); the lab's large-heads case, 2,000 such
+   * heads, held ~150 KB a connection. 2.5 is above both.
+   */
+  val HeadByteCost: Double = 2.5
+
+  /** The bytes of heads in progress `settings` let the server hold at once: the budget, or every head at its limit. */
+  def headBytes(settings: ServiceSettings): Long =
+    val s = settings.server
+    math.min(s.maxHeadBytesInProgress, s.maxConnections.toLong * s.maxHeadBytes)
+
   /** The heap `settings` need at most, by use, in the order the refusal names them. */
   def needs(settings: ServiceSettings): Seq[(String, Long)] =
     val s = settings.server
+    val heads = headBytes(settings)
+    val bound =
+      if heads == s.maxHeadBytesInProgress then
+        s"bulkhead.service.server.max-head-bytes-in-progress=${s.maxHeadBytesInProgress}"
+      else
+        s"bulkhead.service.server.max-connections=${s.maxConnections} x " +
+          s"bulkhead.service.server.max-head-bytes=${s.maxHeadBytes}"
     Seq(
-      s"request heads (bulkhead.service.server.max-connections=${s.maxConnections} x " +
-        s"bulkhead.service.server.max-head-bytes=${s.maxHeadBytes})" -> s.maxConnections.toLong * s.maxHeadBytes,
+      s"request heads in progress ($bound, x $HeadByteCost heap a byte)" -> (heads * HeadByteCost).ceil.toLong,
       s"connection state (${s.maxConnections} x ${ConnectionBytes / 1024} KiB)" -> s.maxConnections * ConnectionBytes,
       "the service's own working set" -> BaseBytes)
 
@@ -50,8 +72,9 @@ object HeapBudget:
     else Left(s"this JVM's heap is ${maxHeap / MiB} MiB (-Xmx) but the settings may make it hold up to " +
       s"${(sum + MiB - 1) / MiB} MiB: " + parts.map((what, n) => s"${n / MiB} MiB of $what").mkString(" + ") +
       s"; start it with at least -Xmx${(sum + MiB - 1) / MiB}m (./bulkhead serve does unless BULKHEAD_JAVA_OPTS or " +
-      "JAVA_TOOL_OPTIONS sets -Xmx), or lower bulkhead.service.server.max-connections or " +
-      "bulkhead.service.server.max-head-bytes (--max-connections N, --set key=value)")
+      "JAVA_TOOL_OPTIONS sets -Xmx), or lower bulkhead.service.server.max-connections, " +
+      "bulkhead.service.server.max-head-bytes-in-progress or bulkhead.service.server.max-head-bytes " +
+      "(--max-connections N, --set key=value)")
 
   /**
    * The heap this JVM was started with (`MaxHeapSize`, -Xmx or the JVM's default): exact whatever the collector,

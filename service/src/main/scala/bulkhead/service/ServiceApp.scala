@@ -4,7 +4,7 @@ import bulkhead.service.cluster.ClusterRouting
 import bulkhead.service.config.{ClusterSettings, MetricsListener, ServiceSettings}
 import bulkhead.service.dispatch.{PoolProbe, Pools, TimerPool}
 import bulkhead.service.enrichment.EnrichmentPipeline
-import bulkhead.service.http.{HttpServer, Listeners, Routes}
+import bulkhead.service.http.{HeadBytesBudget, HttpServer, Listeners, Routes}
 import bulkhead.service.metrics.ServiceMetrics
 import bulkhead.service.redis.LettuceProfileStores
 import bulkhead.service.soap.SoapClients
@@ -55,6 +55,8 @@ object ServiceApp:
       () => metrics.loyaltyUnavailable.increment(), routing)
     metrics.bindEnrichment(() => pipeline.inFlight, settings.enrichment.routees)
     metrics.bindMaxConnections(settings.server.maxConnections)
+    val headBytes = HeadBytesBudget(settings.server.maxHeadBytesInProgress)
+    metrics.bindHeadBytes(() => headBytes.inProgress, headBytes.limit)
 
     val timer = TimerPool(Pools.Timer)
     val work = WorkRunner(system, timer, settings.work)
@@ -74,7 +76,7 @@ object ServiceApp:
 
     val bound = metricsBound.flatMap(m =>
       HttpServer.bind(settings, routes.route, if settings.server.fastPath then routes.fastPath else PartialFunction.empty,
-        metrics.connections).map(_ -> m))
+        metrics.connections, headBytes).map(_ -> m))
     bound.map { case (binding, metricsBinding) =>
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))

@@ -16,30 +16,46 @@ class HeapBudgetSpec extends AnyFlatSpec with Matchers:
 
   private val shipped = settings()
 
-  "HeapBudget" should "need 16,384 heads of 64 KiB, their connections' state and a working set with the shipped settings" in {
-    HeapBudget.required(shipped) shouldBe 16384L * 64 * 1024 + 16384L * HeapBudget.ConnectionBytes + HeapBudget.BaseBytes
-    HeapBudget.required(shipped) shouldBe 1536 * MiB
-    HeapBudget.xmx(shipped) shouldBe "-Xmx1536m"
+  "HeapBudget" should "need the heads in progress the budget allows at their heap cost, 16,384 connections' state " +
+    "and a working set with the shipped settings" in {
+    HeapBudget.headBytes(shipped) shouldBe 256 * MiB
+    HeapBudget.required(shipped) shouldBe
+      (256 * MiB * HeapBudget.HeadByteCost).toLong + 16384L * HeapBudget.ConnectionBytes + HeapBudget.BaseBytes
+    HeapBudget.required(shipped) shouldBe 1152 * MiB
+    HeapBudget.xmx(shipped) shouldBe "-Xmx1152m"
   }
 
   it should "accept the heap it asks for and refuse one byte less, naming the figures and the settings to lower" in {
-    HeapBudget.check(1536 * MiB, shipped) shouldBe Right(())
-    val Left(message) = HeapBudget.check(1536 * MiB - 1, shipped): @unchecked
-    message should include("1024 MiB of request heads (bulkhead.service.server.max-connections=16384 x " +
-      "bulkhead.service.server.max-head-bytes=65536)")
-    message should include("-Xmx1536m")
+    HeapBudget.check(1152 * MiB, shipped) shouldBe Right(())
+    val Left(message) = HeapBudget.check(1152 * MiB - 1, shipped): @unchecked
+    message should include("640 MiB of request heads in progress " +
+      "(bulkhead.service.server.max-head-bytes-in-progress=268435456, x 2.5 heap a byte)")
+    message should include("384 MiB of connection state (16384 x 24 KiB)")
+    message should include("-Xmx1152m")
     message should include("--max-connections")
+    message should include("bulkhead.service.server.max-head-bytes-in-progress or")
     val Left(small) = HeapBudget.check(256 * MiB, shipped): @unchecked
     small should include("heap is 256 MiB")
   }
 
-  it should "follow max-connections and max-head-bytes, and round the heap up to whole MiB" in {
+  it should "follow the budget, and max-connections x max-head-bytes where that is lower, rounding up to whole MiB" in {
+    val budget = settings("bulkhead.service.server.max-head-bytes-in-progress" -> "64MiB")
+    HeapBudget.required(budget) shouldBe 160 * MiB + 16384L * HeapBudget.ConnectionBytes + HeapBudget.BaseBytes
     val fewer = settings("bulkhead.service.server.max-connections" -> 1000)
-    HeapBudget.required(fewer) shouldBe 1000L * (64 * 1024 + HeapBudget.ConnectionBytes) + HeapBudget.BaseBytes
-    HeapBudget.check(256 * MiB, fewer) shouldBe Right(())
+    HeapBudget.headBytes(fewer) shouldBe 1000L * 64 * 1024
+    HeapBudget.required(fewer) shouldBe
+      (1000L * 64 * 1024 * HeapBudget.HeadByteCost).toLong + 1000L * HeapBudget.ConnectionBytes + HeapBudget.BaseBytes
+    HeapBudget.check(512 * MiB, fewer) shouldBe Right(())
+    val Left(named) = HeapBudget.check(256 * MiB, fewer): @unchecked
+    named should include("bulkhead.service.server.max-connections=1000 x bulkhead.service.server.max-head-bytes=65536")
     val odd = settings("bulkhead.service.server.max-connections" -> 3, "bulkhead.service.server.max-head-bytes" -> 1025)
     HeapBudget.xmx(odd) shouldBe "-Xmx129m"
-    val small = settings("bulkhead.service.server.max-connections" -> 10000,
-      "bulkhead.service.server.max-head-bytes" -> "2KiB")
-    HeapBudget.check(400 * MiB, small) shouldBe Right(())
+  }
+
+  it should "fit the heaps the lab's scenarios give the service with their flags" in {
+    // bench connections: 400 MB for 10,000 connections; bench ab heap-1g and all-off: 1 GB for 8,192.
+    val connections = settings("bulkhead.service.server.max-connections" -> 10000,
+      "bulkhead.service.server.max-head-bytes-in-progress" -> "8MiB")
+    HeapBudget.check(400 * MiB, connections) shouldBe Right(())
+    HeapBudget.check(1024 * MiB, settings("bulkhead.service.server.max-connections" -> 8192)) shouldBe Right(())
   }

@@ -26,18 +26,20 @@ class StartupRefusalSpec extends AnyFlatSpec with Matchers:
       out
     finally service.kill()
 
-  "serve" should "refuse a heap short of max-connections x max-head-bytes with the shipped settings, naming them" in {
+  "serve" should "refuse a heap short of the heads in progress, the connections and its working set with the shipped " +
+    "settings, naming them" in {
     val out = refused("small-heap", noRedis, jvmOptions = Seq("-Xmx256m"))
     out should include("heap is 256 MiB")
-    out should include("bulkhead.service.server.max-connections=16384")
-    out should include("bulkhead.service.server.max-head-bytes=65536")
-    out should include("-Xmx1536m")
+    out should include("bulkhead.service.server.max-head-bytes-in-progress=268435456")
+    out should include("connection state (16384 x 24 KiB)")
+    out should include("-Xmx1152m")
     // One line of its own; the JDK's warnings about Unsafe (this test JVM runs without the launcher's flags) aside.
     out.linesIterator.filter(l => l.trim.nonEmpty && !l.startsWith("WARNING:")).toSeq should have size 1
   }
 
   it should "start on that heap once max-connections fits it" in {
-    val service = ServiceProcess.start("fitting-heap", dir, noRedis ++ Seq("--max-connections", "1000"),
+    // 500 x 64 KiB of heads x 2.5 + 500 x 24 KiB + 128 MiB: 218 MiB.
+    val service = ServiceProcess.start("fitting-heap", dir, noRedis ++ Seq("--max-connections", "500"),
       Seq("-Xmx256m"))
     try ServiceProcess.awaitReady(service)
     finally service.stop()

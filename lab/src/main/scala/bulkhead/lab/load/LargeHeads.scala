@@ -53,7 +53,8 @@ object LargeHeads:
       sb.append(s"X-Pad-$i: ").append("a" * 8000).append("\r\n")
       i += 1
     val prefix = s"X-Pad-$i: "
-    sb.append(prefix).append("a" * (bytes - sb.length - prefix.length - 2)).append("\r\n")
+    val fill = bytes - sb.length - prefix.length - 2
+    sb.append(prefix).append("a" * fill).append("\r\n")
     sb.toString.getBytes(US_ASCII)
 
   /**

@@ -95,11 +95,11 @@ object Stack:
   val DefaultHeap = "-Xmx2g"
 
   /**
-   * The heap `./bulkhead serve` gives the service's shipped settings (`bulkhead.service.HeapBudget`: 16,384
-   * connections x (64 KiB head + 24 KiB state) + 128 MiB); a smaller one is refused at start unless the flags lower
-   * max-connections or max-head-bytes. StackSpec keeps it equal to HeapBudget's.
+   * The heap `./bulkhead serve` gives the service's shipped settings (`bulkhead.service.HeapBudget`: 256 MiB of heads
+   * in progress x 2.5 + 16,384 connections x 24 KiB + 128 MiB); a smaller one is refused at start unless the flags
+   * lower max-head-bytes-in-progress or max-connections. ServeHeapSpec keeps it equal to HeapBudget's.
    */
-  val ServeHeap = "-Xmx1536m"
+  val ServeHeap = "-Xmx1152m"
 
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 

@@ -14,6 +14,8 @@ final case class ServerSettings(
     requestHeadTimeout: FiniteDuration,
     /** A request head's bytes (request line and headers) above which the client gets 431 and the connection closes. */
     maxHeadBytes: Int,
+    /** The bytes of unfinished request heads on every connection together above which a head gets 503. */
+    maxHeadBytesInProgress: Long,
     requestTimeout: FiniteDuration,
     pipeliningLimit: Int,
     listeners: Int,
@@ -69,6 +71,7 @@ object ServiceSettings:
       idleTimeout = r.duration(s"$s.server.idle-timeout", 1.second),
       requestHeadTimeout = r.duration(s"$s.server.request-head-timeout", 100.millis),
       maxHeadBytes = r.bytes(s"$s.server.max-head-bytes", 1024, 16L << 20).toInt,
+      maxHeadBytesInProgress = r.bytes(s"$s.server.max-head-bytes-in-progress", 1024, 1L << 40),
       requestTimeout = r.duration(s"$s.server.request-timeout", 100.millis),
       pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
       listeners = r.int(s"$s.server.listeners", 1, 64),

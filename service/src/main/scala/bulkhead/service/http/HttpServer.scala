@@ -27,14 +27,15 @@ import scala.util.control.NonFatal
  *  - connections above `max-connections` are still accepted (up to `refused-connections` more) and answered 503 with
  *    Retry-After at once, instead of waiting unanswered in the kernel's backlog;
  *  - a request head must arrive within `request-head-timeout` ([[RequestHeadDeadline]]): slow-header clients do not
- *    keep connections, and a head longer than `max-head-bytes` gets 431 there too;
+ *    keep connections, and a head longer than `max-head-bytes` gets 431 there too, one that finds the heads in
+ *    progress on every connection at `max-head-bytes-in-progress` ([[HeadBytesBudget]]) 503;
  *  - a request not answered within `request-timeout` gets a JSON 503 with Retry-After, on every path (the fast path
  *    too), and its work is abandoned; so is the work of a request whose client went away ([[ConnectionScope]]).
  * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them.
  */
 final class HttpServer private (settings: ServiceSettings, route: Route,
-    fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections)(using
-    system: ActorSystem[?]):
+    fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections,
+    headBytes: HeadBytesBudget)(using system: ActorSystem[?]):
   private val s = settings.server
   private val classic = system.classicSystem
   private given Materializer = Materializer.matFromSystem(system)
@@ -122,7 +123,8 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
       HttpRequest, NotUsed] =
     Http()(classic).serverLayer(pekkoSettings, remote, clientWarnings)
       .atop(TLSPlacebo())
-      .atop(BidiFlow.fromGraph(RequestHeadDeadline(s.requestHeadTimeout, s.maxHeadBytes, serverHeader)))
+      .atop(BidiFlow.fromGraph(RequestHeadDeadline(s.requestHeadTimeout, s.maxHeadBytes, headBytes,
+        settings.retryAfter.toSeconds.max(1), serverHeader)))
       .atop(BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](s.idleTimeout))
 
   // Pekko's HTTP layer warns per request about clients' mistakes: bounded here, one line a second.
@@ -185,11 +187,14 @@ object HttpServer:
   /** The listeners the server opens when `requested` are configured: one where the OS has no SO_REUSEPORT. */
   def listenersFor(requested: Int): Int = if ReusePort.supported then requested else 1
 
-  /** Binds every listener: the first fixes the port (0 = any free one), the others join it. */
+  /**
+   * Binds every listener: the first fixes the port (0 = any free one), the others join it. `headBytes` is the budget
+   * of request heads in progress that every connection of this server shares.
+   */
   def bind(settings: ServiceSettings, route: Route,
-      fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections)(using
-      system: ActorSystem[?]): Future[Listeners] =
-    val server = HttpServer(settings, route, fastPath, connections)
+      fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections,
+      headBytes: HeadBytesBudget)(using system: ActorSystem[?]): Future[Listeners] =
+    val server = HttpServer(settings, route, fastPath, connections, headBytes)
     given ExecutionContext = system.executionContext
     server.listen(settings.port).flatMap { first =>
       val port = first.localAddress.getPort

@@ -23,8 +23,16 @@ import scala.concurrent.duration.FiniteDuration
  * 431 (JSON) and the connection closes, before Pekko's parser holds more of it. Pekko bounds each header, not their
  * sum. Bytes are counted while no request of the connection is in flight, so a body is never counted; a head
  * pipelined behind a request in flight is left to Pekko's per-header limits.
+ *
+ * And the heads of every connection together are bounded by `budget` ([[HeadBytesBudget]]): the bytes of a head that
+ * has not ended are taken from it as they arrive, and given back when the head ends (its last bytes go to Pekko's
+ * parser, which turns it into a request), when the connection is answered here, and when it ends by any path
+ * (`postStop`). A head whose bytes find the budget spent gets 503 with Retry-After (JSON) and the connection closes.
+ * optimization: a head that arrives whole in one read never waits for more bytes, so it takes nothing from the
+ * budget: /hello pays no shared counter, and a small request (/health) is served however full the budget is.
  */
-final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, serverHeader: String)
+final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, budget: HeadBytesBudget,
+    retryAfterSeconds: Long, serverHeader: String)
     extends GraphStage[BidiShape[ByteString, ByteString, ByteString, ByteString]]:
   private val fromHttp = Inlet[ByteString]("RequestHeadDeadline.fromHttp")
   private val toNet = Outlet[ByteString]("RequestHeadDeadline.toNet")
@@ -37,7 +45,7 @@ final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, serv
     private var armed = false
     private var startedAtArm = 0L
     private var bytesSinceArm = false
-    // The connection was answered here (408 or 431) and is closing: nothing more goes to Pekko's parser.
+    // The connection was answered here (408, 431 or 503) and is closing: nothing more goes to Pekko's parser.
     private var timedOut = false
     // The head being counted: its bytes so far, how much of its closing CRLFCRLF was seen, whether it was seen, and
     // the connection's count of started requests when it began (a change means Pekko took a head: count anew).
@@ -45,18 +53,33 @@ final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, serv
     private var endMatched = 0
     private var headEnded = false
     private var countedSince = scope.requestsStarted
+    // Bytes of the unfinished head taken from the budget: given back once it ends, is answered, or the stage stops.
+    private var taken = 0L
 
     override def preStart(): Unit = arm()
 
-    /** Counts the head's bytes in `bytes` (none while a request is in flight); false once they pass the limit. */
-    private def withinHeadLimit(bytes: ByteString): Boolean =
+    override def postStop(): Unit = giveBack()
+
+    private def giveBack(): Unit =
+      budget.giveBack(taken)
+      taken = 0
+
+    /**
+     * Counts the head's bytes in `bytes` (none while a request is in flight): the answer that ends the connection
+     * when they pass the head's limit or the budget, else None. The bytes of a head still unfinished after them are
+     * taken from the budget; once it ends, all of it is given back, as the parser takes it whole.
+     */
+    private def refusal(bytes: ByteString): Option[ByteString] =
       val started = scope.requestsStarted
       if started != countedSince then
         countedSince = started
         headBytes = 0
         endMatched = 0
         headEnded = false
-      if headEnded || scope.busy then true
+      if headEnded || scope.busy then
+        // A request started from bytes this stage did not see end a head (Pekko also takes bare-LF line ends).
+        giveBack()
+        None
       else
         var i = 0
         while !headEnded && i < bytes.length do
@@ -68,7 +91,14 @@ final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, serv
           headEnded = endMatched == 4
           i += 1
         headBytes += i
-        headBytes <= maxHeadBytes
+        if headBytes > maxHeadBytes then Some(RequestHeadDeadline.tooLarge(maxHeadBytes, serverHeader))
+        else if headEnded then
+          giveBack()
+          None
+        else if budget.tryTake(i) then
+          taken += i
+          None
+        else Some(RequestHeadDeadline.overBudget(budget.limit, retryAfterSeconds, serverHeader))
 
     private def arm(): Unit =
       armed = true
@@ -82,6 +112,7 @@ final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, serv
       if !headArrived && !timedOut then
         if bytesSinceArm then
           timedOut = true
+          giveBack()
           // Written, then the write side completes: the socket layer closes once the answer is out. Nothing more
           // goes to Pekko's parser, and what it renders for the truncated head is dropped.
           emit(toNet, RequestHeadDeadline.answer(timeout, serverHeader), () => complete(toNet))
@@ -91,14 +122,16 @@ final class RequestHeadDeadline(timeout: FiniteDuration, maxHeadBytes: Int, serv
       def onPush(): Unit =
         val bytes = grab(fromNet)
         if timedOut then pull(fromNet)
-        else if !withinHeadLimit(bytes) then
-          timedOut = true
-          emit(toNet, RequestHeadDeadline.tooLarge(maxHeadBytes, serverHeader), () => complete(toNet))
-          pull(fromNet)
-        else
-          if !armed && !scope.busy then arm()
-          bytesSinceArm = true
-          push(toHttp, bytes)
+        else refusal(bytes) match
+          case Some(answer) =>
+            timedOut = true
+            giveBack()
+            emit(toNet, answer, () => complete(toNet))
+            pull(fromNet)
+          case None =>
+            if !armed && !scope.busy then arm()
+            bytesSinceArm = true
+            push(toHttp, bytes)
       override def onUpstreamFinish(): Unit =
         scope.end()
         if timedOut then completeStage() else complete(toHttp)
@@ -137,3 +170,13 @@ object RequestHeadDeadline:
   def tooLarge(maxHeadBytes: Int, serverHeader: String): ByteString =
     RawAnswer(StatusCodes.RequestHeaderFieldsTooLarge,
       s"the request head is longer than $maxHeadBytes bytes (bulkhead.service.server.max-head-bytes)", serverHeader)
+
+  /**
+   * The 503 written when an unfinished head finds the server's budget of head bytes in progress spent: the JSON error,
+   * Retry-After, and `Connection: close`.
+   */
+  def overBudget(limit: Long, retryAfterSeconds: Long, serverHeader: String): ByteString =
+    RawAnswer(StatusCodes.ServiceUnavailable,
+      s"the service holds $limit bytes of request heads in progress already " +
+        "(bulkhead.service.server.max-head-bytes-in-progress); retry", serverHeader,
+      Seq("Retry-After" -> retryAfterSeconds.toString))

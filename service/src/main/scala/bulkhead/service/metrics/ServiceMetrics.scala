@@ -74,6 +74,15 @@ final class ServiceMetrics:
       .description("Connections the HTTP server accepts at once (bulkhead.service.server.max-connections)")
       .register(registry)
 
+  /** Publishes the bytes of request heads in progress on every connection beside their budget. */
+  def bindHeadBytes(inProgress: () => Long, limit: Long): Unit =
+    Gauge.builder("http.server.head.bytes.in.progress", () => inProgress())
+      .description("Bytes of request heads in progress (begun, not ended) on every connection now; an unfinished " +
+        "head that would pass bulkhead.service.server.max-head-bytes-in-progress gets 503").register(registry)
+    Gauge.builder("http.server.head.bytes.in.progress.max", () => limit)
+      .description("Bytes of request heads in progress the server holds at once " +
+        "(bulkhead.service.server.max-head-bytes-in-progress)").register(registry)
+
   def scrape(): String = registry.scrape()
 
 object ServiceMetrics:

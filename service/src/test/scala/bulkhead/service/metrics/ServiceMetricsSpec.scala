@@ -59,6 +59,7 @@ class ServiceMetricsSpec extends AnyFlatSpec with Matchers:
     m.recordRequest("hello", 200, 1000)
     m.bindMaxConnections(10)
     m.bindEnrichment(() => 0, 1)
+    m.bindHeadBytes(() => 0L, 1024)
     val help = """(?m)^# HELP (\S+) ?(.*)$""".r.findAllMatchIn(m.scrape()).map(h => h.group(1) -> h.group(2).trim).toSeq
     help.size should be > 10
     help.filter(_._2.isEmpty).map(_._1) shouldBe Nil
@@ -77,7 +78,8 @@ class ServiceMetricsSpec extends AnyFlatSpec with Matchers:
       val text = ServedTraffic.scrape(setting)
       withClue(s"$what: ") {
         (own ++ Seq("executor_active_threads", "http_server_requests_seconds_bucket", "soap_circuit_state",
-          "redis_connections_open", "process_cpu_seconds_total")).foreach(family => text should include(family))
+          "redis_connections_open", "process_cpu_seconds_total", "\nhttp_server_head_bytes_in_progress 0",
+          "\nhttp_server_head_bytes_in_progress_max ")).foreach(family => text should include(family))
         val checked = Promtool.run(Seq("check", "metrics"), text)
         withClue(checked.output.mkString("promtool says:\n", "\n", "\n")) {
           checked.output shouldBe Nil
