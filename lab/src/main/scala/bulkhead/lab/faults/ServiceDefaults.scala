@@ -13,14 +13,14 @@ import scala.concurrent.duration.*
 final case class ServiceDefaults(maxConnections: Int, refusedConnections: Int, maxInFlight: Int,
     soapTimeout: FiniteDuration, breakerMaxFailures: Int, breakerReset: FiniteDuration,
     requestHeadTimeout: FiniteDuration, idleTimeout: FiniteDuration, requestTimeout: FiniteDuration, workQueue: String,
-    maxHeadBytes: Int = 65536):
+    maxHeadBytes: Int = 65536, maxHeadBytesInProgress: Long = 256L << 20):
   /** One line for the report. */
   def describe: String =
     s"max-connections $maxConnections (+$refusedConnections answered 503), max-in-flight $maxInFlight, SOAP timeout " +
       s"${soapTimeout.toMillis / 1000.0} s, circuit breaker $breakerMaxFailures failures / reset " +
       s"${breakerReset.toMillis / 1000.0} s, request-head-timeout ${requestHeadTimeout.toSeconds} s, idle-timeout " +
-      s"${idleTimeout.toSeconds} s, request-timeout ${requestTimeout.toSeconds} s, max-head-bytes $maxHeadBytes, " +
-      s"blocking SOAP work queue $workQueue"
+      s"${idleTimeout.toSeconds} s, request-timeout ${requestTimeout.toSeconds} s, max-head-bytes $maxHeadBytes " +
+      s"(${maxHeadBytesInProgress >> 20} MiB in progress in all), blocking SOAP work queue $workQueue"
 
 object ServiceDefaults:
   def read(serviceClasspath: String): ServiceDefaults =
@@ -47,4 +47,5 @@ object ServiceDefaults:
       workQueue = s"${c.getInt(s"$e.soap.work-queue.core")}..${c.getInt(s"$e.soap.work-queue.max")} threads, a call " +
         s"waits at most ${d(s"$e.soap.admission.max-wait").toMillis / 1000.0} s for a thread (admission, " +
         s"${c.getInt(s"$e.soap.admission.queue")} waiting at most)",
-      maxHeadBytes = c.getBytes(s"$s.max-head-bytes").toInt)
+      maxHeadBytes = c.getBytes(s"$s.max-head-bytes").toInt,
+      maxHeadBytesInProgress = c.getBytes(s"$s.max-head-bytes-in-progress"))

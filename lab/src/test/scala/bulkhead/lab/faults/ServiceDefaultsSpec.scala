@@ -24,6 +24,7 @@ class ServiceDefaultsSpec extends AnyFlatSpec with Matchers:
     d.idleTimeout shouldBe service.server.idleTimeout
     d.requestTimeout shouldBe service.server.requestTimeout
     d.maxHeadBytes shouldBe service.server.maxHeadBytes
+    d.maxHeadBytesInProgress shouldBe service.server.maxHeadBytesInProgress
     d.workQueue should (startWith(s"${soap.workQueue.core}..${soap.workQueue.max} threads,")
       and include(s"at most ${soap.admission.maxWait.toMillis / 1000.0} s") and include(s"${soap.admission.queue} waiting"))
   }
@@ -31,10 +32,11 @@ class ServiceDefaultsSpec extends AnyFlatSpec with Matchers:
   it should "say which settings a report's figures came from" in {
     val d = ServiceDefaults.of(ConfigFactory.parseString("""
       bulkhead.service.server { max-connections = 7, refused-connections = 3, request-head-timeout = 9s,
-        idle-timeout = 60s, request-timeout = 30s, max-head-bytes = 16KiB }
+        idle-timeout = 60s, request-timeout = 30s, max-head-bytes = 16KiB,
+        max-head-bytes-in-progress = 8MiB }
       bulkhead.enrichment { max-in-flight = 11, soap { request-timeout = 2500ms,
         circuit-breaker { max-failures = 4, reset-timeout = 1s }, work-queue { core = 1, max = 2 }, admission { queue = 5, max-wait = 1500ms } } }
     """))
     d.describe should (include("max-connections 7 (+3 answered 503)") and include("max-in-flight 11") and
-      include("SOAP timeout 2.5 s") and include("max-head-bytes 16384") and include("4 failures / reset 1.0 s") and include("1..2 threads, a call waits at most 1.5 s for a thread (admission, 5 waiting at most)"))
+      include("SOAP timeout 2.5 s") and include("max-head-bytes 16384 (8 MiB in progress in all)") and include("4 failures / reset 1.0 s") and include("1..2 threads, a call waits at most 1.5 s for a thread (admission, 5 waiting at most)"))
   }
