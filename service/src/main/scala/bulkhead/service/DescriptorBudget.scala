@@ -6,7 +6,8 @@ import java.lang.management.ManagementFactory
 
 /**
  * Whether the process may open the files its settings need at once: every connection it serves (max-connections),
- * those it accepts only to refuse (refused-connections), its outbound sockets (the SOAP client's slots, the Redis
+ * those it accepts only to refuse (refused-connections), those a listener holds beyond them (accept-batch - 1), its
+ * outbound sockets (the SOAP client's slots, the Redis
  * connections) and a margin for the rest. Short of it, accept fails once the limit is reached and Pekko logs an
  * error and re-arms at once, for as long as the load lasts: `serve` refuses to start instead.
  */
@@ -23,6 +24,9 @@ object DescriptorBudget:
     Seq(
       "bulkhead.service.server.max-connections" -> settings.server.maxConnections,
       "bulkhead.service.server.refused-connections" -> settings.server.refusedConnections,
+      // A batch-accepting listener may hold one batch less one beyond the server's demand (BatchAcceptSource).
+      "connections held by the listeners (bulkhead.service.server.accept-batch - 1)" ->
+        (settings.server.acceptBatch - 1) * settings.server.listeners,
       s"SOAP connections (bulkhead.enrichment.soap.${e.soap.mode match
           case SoapMode.Blocking => "work-queue.max"
           case SoapMode.NonBlocking | SoapMode.Virtual => "max-connections"})" -> e.soap.slots,

@@ -13,13 +13,19 @@ class DescriptorBudgetSpec extends AnyFlatSpec with Matchers:
   private def settings(overrides: (String, Any)*): ServiceSettings =
     ServiceSettings(ConfigFactory.parseMap(overrides.toMap.asJava).withFallback(ConfigFactory.load()).resolve())
 
-  // The shipped defaults: 16,384 + 1,024 refused + the SOAP client's connections + 20 Redis + 256.
+  // The shipped defaults: 16,384 + 1,024 refused + the SOAP client's connections + 20 Redis + 256 (accept-batch 1
+  // holds none).
   private val shipped = settings()
   private val shippedSum = DescriptorBudget.needs(shipped).map(_._2).sum
 
-  "DescriptorBudget" should "count served, refused, SOAP and Redis connections and a margin for files" in {
+  "DescriptorBudget" should "count served, refused, held, SOAP and Redis connections and a margin for files" in {
     val e = shipped.enrichment
     shippedSum shouldBe 16384 + 1024 + e.soap.slots + e.routees + DescriptorBudget.FilesMargin
+  }
+
+  it should "count a batch less one held by each listener" in {
+    val batches = settings("bulkhead.service.server.accept-batch" -> 16, "bulkhead.service.server.listeners" -> 3)
+    DescriptorBudget.needs(batches).map(_._2).sum shouldBe shippedSum + 3 * 15
   }
 
   it should "let serve start when the limit holds the sum exactly" in {

@@ -83,9 +83,10 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
     a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
   }
 
-  it should "listen on several sockets of one port (SO_REUSEPORT), answer through each, and close them all on stop" in {
+  it should "listen on several sockets of one port (SO_REUSEPORT), answer through each, and close them all on stop" +
+    " (accepting in batches)" in {
     var port = 0
-    withService("bulkhead.service.server.listeners" -> 3) { s =>
+    withService("bulkhead.service.server.listeners" -> 3, "bulkhead.service.server.accept-batch" -> 16) { s =>
       port = s.port
       s.binding.bindings should have size 3
       s.binding.bindings.map(_.localAddress.getPort).distinct shouldBe Seq(port)

@@ -19,6 +19,8 @@ final case class ServerSettings(
     requestTimeout: FiniteDuration,
     pipeliningLimit: Int,
     listeners: Int,
+    /** Connections each listener accepts per round trip through Pekko's TCP actors (1: Pekko's own bind). */
+    acceptBatch: Int,
     /** /hello and /work/{mode} answered outside the routing tree. */
     fastPath: Boolean)
 
@@ -75,6 +77,7 @@ object ServiceSettings:
       requestTimeout = r.duration(s"$s.server.request-timeout", 100.millis),
       pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
       listeners = r.int(s"$s.server.listeners", 1, 64),
+      acceptBatch = r.int(s"$s.server.accept-batch", 1, 1024),
       fastPath = r.boolean(s"$s.server.fast-path"))
     val w = s"$s.work"
     val work = WorkSettings(

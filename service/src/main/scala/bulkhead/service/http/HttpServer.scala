@@ -11,6 +11,7 @@ import org.apache.pekko.http.scaladsl.model.headers.{Connection, `Retry-After`}
 import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse, StatusCodes}
 import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.settings.ServerSettings as PekkoServerSettings
+import org.apache.pekko.stream.impl.io.BatchAcceptSource
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLSPlacebo, Tcp}
 import org.apache.pekko.stream.{KillSwitches, Materializer}
 import org.apache.pekko.util.ByteString
@@ -31,7 +32,8 @@ import scala.util.control.NonFatal
  *    progress on every connection at `max-head-bytes-in-progress` ([[HeadBytesBudget]]) 503;
  *  - a request not answered within `request-timeout` gets a JSON 503 with Retry-After, on every path (the fast path
  *    too), and its work is abandoned; so is the work of a request whose client went away ([[ConnectionScope]]).
- * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them.
+ * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them; each accepts
+ * `accept-batch` connections per round trip through Pekko's TCP actors ([[BatchAcceptSource]]; 1 is Pekko's bind).
  */
 final class HttpServer private (settings: ServiceSettings, route: Route,
     fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections,
@@ -64,8 +66,13 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
 
   private def listen(port: Int): Future[Tcp.ServerBinding] =
     val acceptLimit = math.max(1, (s.maxConnections + s.refusedConnections + listeners - 1) / listeners)
-    Tcp(classic).bind(settings.host, port, s.backlog, socketOptions, halfClose = false, idleTimeout = Duration.Inf)
-      .mapAsyncUnordered(acceptLimit)(serve)
+    val accepted =
+      if s.acceptBatch == 1 then
+        Tcp(classic).bind(settings.host, port, s.backlog, socketOptions, halfClose = false, idleTimeout = Duration.Inf)
+      else
+        BatchAcceptSource.bind(classic, settings.host, port, s.backlog, socketOptions, halfClose = false,
+          idleTimeout = Duration.Inf, batch = s.acceptBatch)
+    accepted.mapAsyncUnordered(acceptLimit)(serve)
       .to(Sink.ignore)
       .run()
 

@@ -53,8 +53,10 @@ class HttpServerSpec extends AnyFlatSpec with Matchers:
     eventually()(modes.forall(inFlight(s, _) == 0)) shouldBe true
   }
 
-  it should "answer 503 with Retry-After at once to a connection above max-connections, and serve again below it" in
-    withService("bulkhead.service.server.max-connections" -> 8, "bulkhead.service.server.listeners" -> 1) { s =>
+  it should "answer 503 with Retry-After at once to a connection above max-connections, and serve again below it" +
+    " (accepting in batches)" in
+    withService("bulkhead.service.server.max-connections" -> 8, "bulkhead.service.server.listeners" -> 1,
+      "bulkhead.service.server.accept-batch" -> 4) { s =>
       // Keep-alive connections that took their answer and stay open hold every slot.
       val held = (1 to 8).map { _ =>
         val socket = RawHttp.connect(s.port)
