@@ -98,11 +98,12 @@ object ServiceSettings:
       defaultParallelismFactor = r.double(s"$fj.parallelism-factor", 0.0001),
       defaultParallelismMin = r.int(s"$fj.parallelism-min", 1, 32_767),
       defaultParallelismMax = r.int(s"$fj.parallelism-max", 1, 32_767))
-    // Pekko runs a task on the submitting thread when a thread-pool-executor's queue is full: that thread serves
-    // requests, so the admission bound of /work/pool must fit in the pool and its queue.
-    r.check(s"$w.max-in-flight.pool", work.limits.pool <= pools.blockingPoolSize + pools.blockingQueueSize,
-      s"must not exceed the blocking pool's threads plus its task-queue-size " +
-        s"(${pools.blockingPoolSize} + ${pools.blockingQueueSize}), was ${work.limits.pool}")
+    // A full blocking pool refuses work (503), and must never need to: the admission bound of /work/pool must fit in
+    // its queue alone. Threads do not add room: a task leaves the in-flight count as its thread finishes it, a moment
+    // before that thread takes the next task from the queue, so a burst can find every thread still busy and the
+    // queue holding as many tasks as are in flight (seen under a flood with a bound of threads + queue).
+    r.check(s"$w.max-in-flight.pool", work.limits.pool <= pools.blockingQueueSize,
+      s"must not exceed the blocking pool's task-queue-size (${pools.blockingQueueSize}), was ${work.limits.pool}")
     r.check(s"$fj.parallelism-max", pools.defaultParallelismMax >= pools.defaultParallelismMin,
       s"must be at least parallelism-min (${pools.defaultParallelismMin})")
     val portFile = r.string(s"$s.port-file")

@@ -4,6 +4,7 @@ import bulkhead.service.config.WorkSettings
 import bulkhead.service.dispatch.{Pools, TimerPool}
 import org.apache.pekko.actor.typed.ActorSystem
 
+import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future}
@@ -62,7 +63,11 @@ final class WorkRunner(system: ActorSystem[?], timer: TimerPool, settings: WorkS
         s"(bulkhead.service.work.max-in-flight.${mode.key})", settings.retryAfter))
     else
       val released = AtomicBoolean(false)
-      Right(work(() => if released.compareAndSet(false, true) then count.decrementAndGet()))
+      try Right(work(() => if released.compareAndSet(false, true) then count.decrementAndGet()))
+      catch
+        // The pool refused the task (its queue is full): a refusal like max-in-flight's, never run elsewhere.
+        case e: RejectedExecutionException =>
+          Left(WorkRefusal.Busy(s"overloaded: /work/${mode.key}'s pool is full (${e.getMessage})", settings.retryAfter))
 
   private def start(mode: WorkMode, ms: Int, cancellation: Cancellation, release: () => Unit): Future[WorkDone] =
     mode match

@@ -66,4 +66,13 @@ class ServiceSettingsSpec extends AnyFlatSpec with Matchers:
       "bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size" -> 100,
       "bulkhead.service.work.max-in-flight.pool" -> 1000)))
     e.getMessage should include("bulkhead.service.work.max-in-flight.pool")
+    // The threads add no room (a thread releases its request before it takes the next task): the queue alone counts.
+    val f = the[ConfigException] thrownBy ServiceSettings(TestService.config(Map(
+      "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 200,
+      "bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size" -> 100,
+      "bulkhead.service.work.max-in-flight.pool" -> 250)))
+    f.getMessage should include("task-queue-size (100)")
+    ServiceSettings(TestService.config(Map(
+      "bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size" -> 100,
+      "bulkhead.service.work.max-in-flight.pool" -> 100))).work.limits.pool shouldBe 100
   }

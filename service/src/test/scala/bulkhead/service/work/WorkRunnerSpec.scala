@@ -17,10 +17,13 @@ class WorkRunnerSpec extends AnyFlatSpec with Matchers:
 
   /** A runner on a real actor system with the service's pools, configured by `overrides`. */
   private def withRunner[A](overrides: (String, Any)*)(body: WorkRunner => A): A =
+    withRunnerOn(overrides*)((runner, _) => body(runner))
+
+  private def withRunnerOn[A](overrides: (String, Any)*)(body: (WorkRunner, ActorSystem[Nothing]) => A): A =
     val config = TestService.config(overrides.toMap)
     val system = ActorSystem[Nothing](Behaviors.empty[Nothing], s"work-runner-${System.nanoTime()}", config)
     val timer = TimerPool(Pools.Timer)
-    try body(WorkRunner(system, timer, ServiceSettings(config).work))
+    try body(WorkRunner(system, timer, ServiceSettings(config).work), system)
     finally
       timer.shutdown()
       system.terminate()
@@ -40,6 +43,27 @@ class WorkRunnerSpec extends AnyFlatSpec with Matchers:
     }
     withRunner("bulkhead.service.work.allow-default-dispatcher" -> true) { runner =>
       Await.result(started(runner.run(WorkMode.Default, 1)), 5.seconds).thread should include("default-dispatcher")
+    }
+  }
+
+  it should "refuse work its full pool refuses (503 with Retry-After), never running it on the submitting thread" in {
+    withRunnerOn("bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 1,
+      "bulkhead.dispatch.blocking-pool.thread-pool-executor.task-queue-size" -> 1,
+      "bulkhead.service.work.max-in-flight.pool" -> 1) { (runner, system) =>
+      // The pool's thread and its queue's one place taken by work the runner did not count: the pool is full while
+      // the runner's own count is 0, as when a burst meets threads not yet back for the queue.
+      val pool = Pools.executionContext(system, Pools.Blocking)
+      val gate = java.util.concurrent.CountDownLatch(1)
+      (1 to 2).foreach(_ => pool.execute(() => gate.await()))
+      try
+        val caller = Thread.currentThread().getName
+        runner.run(WorkMode.Pool, 1) match
+          case Left(WorkRefusal.Busy(detail, _)) => detail should include("pool is full")
+          case Right(f) => fail(s"expected Busy, the work ran on ${Await.result(f, 5.seconds).thread} (caller $caller)")
+          case other => fail(s"expected Busy, got $other")
+        runner.inFlight(WorkMode.Pool) shouldBe 0
+      finally gate.countDown()
+      Await.result(started(runner.run(WorkMode.Pool, 1)), 5.seconds).thread should include("blocking-pool")
     }
   }
 

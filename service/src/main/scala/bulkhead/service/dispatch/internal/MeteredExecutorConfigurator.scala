@@ -3,7 +3,7 @@ package bulkhead.service.dispatch.internal
 import com.typesafe.config.Config
 import org.apache.pekko.dispatch.*
 
-import java.util.concurrent.{ExecutorService, ThreadFactory}
+import java.util.concurrent.{ExecutorService, RejectedExecutionException, ThreadFactory, ThreadPoolExecutor}
 
 /**
  * Pekko's own executor for a dispatcher (fork-join, thread-pool or virtual-thread, named in `metered.executor`),
@@ -35,5 +35,13 @@ final class MeteredExecutorConfigurator(config: Config, prerequisites: Dispatche
         val metered = config.getString("metered.executor") match
           case "virtual-thread-executor" => CountingExecutorService(executor)
           case _ => executor
+        executor match
+          // Pekko runs a task a full thread pool refuses on the thread that submitted it: a thread that serves
+          // requests, so blocking work would land on the default dispatcher, which is what the pool is there to
+          // prevent. Refused instead; the submitter answers 503 (WorkRunner) or fails the call.
+          case pool: ThreadPoolExecutor =>
+            pool.setRejectedExecutionHandler((_, p) =>
+              throw RejectedExecutionException(s"$id is full (${p.getQueue.size} tasks queued)"))
+          case _ =>
         ExecutorRegistry.register(systemName, id, metered)
         metered
