@@ -37,12 +37,19 @@ object ThreadDump:
    * waiting there is waiting for a resource. [[ThreadWait.idle]] adds selectors, accepts and shallow waits.
    */
   val IdleFrames: Seq[String] = Seq(
-    "ForkJoinPool.awaitWork", "ThreadPoolExecutor.getTask", "DelayedWorkQueue.take", "ForkJoinPool.runWorker",
-    "io.netty.channel.epoll", "LightArrayRevolverScheduler.waitNanos", "ReferenceQueue.remove",
+    "ForkJoinPool.awaitWork", "ThreadPoolExecutor.getTask", "DelayedWorkQueue.take",
+    "io.netty.channel.epoll.Native.epoll", "LightArrayRevolverScheduler.waitNanos", "ReferenceQueue.remove",
     "Reference.waitForReferencePendingList", "CleanerImpl.run", "DelayQueue.take",
     "HashedWheelTimer$Worker.waitForNextTick", "QueuedThreadPool$Runner.idleJobPoll",
-    "ReservedThreadExecutor$ReservedThread.waitForTask", "DelayScheduler.loop", "java.util.TimerThread.mainLoop",
-    "SingleThreadEventExecutor.takeTask")
+    "ReservedThreadExecutor$ReservedThread.waitForTask", "DelayScheduler.loop", "SingleThreadEventExecutor.takeTask")
+
+  /**
+   * Frames of loops that wait for their next task and also run it: a thread is idle in one only when nothing but the
+   * JDK's own frames sit above it. A task that blocks at once (a `Runnable` that sleeps or reads a socket, executed
+   * straight on a fork-join pool or a `java.util.Timer`) has a stack as short as an idle worker's, with its own frames
+   * between the wait and the loop.
+   */
+  val LoopFrames: Seq[String] = Seq("ForkJoinPool.runWorker", "java.util.TimerThread.mainLoop")
 
   private val Header = "^\"(.+?)\"(.*)$".r
   private val State = """^\s+java\.lang\.Thread\.State: (\S+).*$""".r

@@ -69,8 +69,13 @@ object ThreadWait:
   /** Waiting for its next task: the executor's idle wait, a selector, an accept, or a shallow wait of a thread loop. */
   def idle(t: DumpedThread): Boolean =
     val top = t.frames.take(12)
-    top.exists(f => ThreadDump.IdleFrames.exists(f.contains)) || top.take(8).exists(f => NetworkIdleFrames.exists(f.contains)) ||
-      shallowWait(t)
+    top.exists(f => ThreadDump.IdleFrames.exists(f.contains)) || waitingInLoop(top) ||
+      top.take(8).exists(f => NetworkIdleFrames.exists(f.contains)) || shallowWait(t)
+
+  /** Parked in a [[ThreadDump.LoopFrames]] loop itself, with no frame of a task between the wait and the loop. */
+  private def waitingInLoop(top: Seq[String]): Boolean =
+    val at = top.indexWhere(f => ThreadDump.LoopFrames.exists(f.contains))
+    at >= 0 && top.take(at).forall(f => jdk(method(f)))
 
   private def shallowWait(t: DumpedThread): Boolean =
     val methods = t.frames.map(method)

@@ -35,6 +35,18 @@ class ThreadWaitSpec extends AnyFlatSpec with Matchers:
       Seq(WaitKind.Idle)
   }
 
+  it should "read a task that blocks at once on a fork-join pool or a Timer as waiting, its idle neighbours as idle" in {
+    // JDK 25: two fork-join workers sleep in a task executed straight on the pool, a third waits for work; a Timer's
+    // thread sleeps in its task, another Timer's waits for one. The stacks are as short as idle workers'.
+    val shallow = dump("threaddump-shallow-tasks-jdk25.txt")
+    def named(name: String) = shallow.threads.filter(_.name == name).map(_.waiting)
+    val sleeping = ThreadWait(WaitKind.Sleeping, site = Some("ShallowTasks.sleep"))
+    shallow.threads.filter(_.name.startsWith("shallow-fj-")).map(_.waiting).sorted(using
+      Ordering.by[ThreadWait, String](_.kind.toString)) shouldBe Seq(ThreadWait(WaitKind.Idle), sleeping, sleeping)
+    named("shallow-timer") shouldBe Seq(sleeping)
+    named("idle-timer").map(_.kind) shouldBe Seq(WaitKind.Idle)
+  }
+
   it should "read an executor's idle worker as idle in every recorded dump" in {
     val tomcat = dump("threaddump-tomcat-exec20-after-jdk25.txt")
     val idleTpe = tomcat.threads.filter(_.frames.exists(_.contains("ThreadPoolExecutor.getTask")))
