@@ -30,10 +30,10 @@ object StubServer:
       settings.allowFaultHeader)
     val started = settings.admin match
       case AdminListener.OnSoapListener =>
-        Http().newServerAt(settings.host, settings.port).bind(routes.route).map(_ -> None)
+        HttpListener.bind(settings.host, settings.port, settings.acceptBatch, routes.route).map(_ -> None)
       case AdminListener.Separate(host, port) =>
         for
-          main <- Http().newServerAt(settings.host, settings.port).bind(routes.publicRoute)
+          main <- HttpListener.bind(settings.host, settings.port, settings.acceptBatch, routes.publicRoute)
           admin <- Http().newServerAt(host, port).bind(routes.adminRoute)
         yield main -> Some(admin)
     started.map { case (binding, admin) =>

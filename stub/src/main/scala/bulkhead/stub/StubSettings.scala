@@ -7,7 +7,8 @@ import scala.jdk.CollectionConverters.*
 
 /** The stub's configuration, read once and validated (a bad value names its key). */
 final case class StubSettings(host: String, port: Int, portFile: Option[String], customers: Int, latency: Latency,
-    faults: FaultPlan, noAnswerHold: FiniteDuration, admin: AdminListener, allowFaultHeader: Boolean = false)
+    faults: FaultPlan, noAnswerHold: FiniteDuration, admin: AdminListener, allowFaultHeader: Boolean = false,
+    acceptBatch: Int = 64)
 
 object StubSettings:
   def apply(config: Config): StubSettings =
@@ -20,6 +21,8 @@ object StubSettings:
     val latency = Latency.parse(config.getString(s"$k.latency")).fold(e => throw bad("latency", e), identity)
     val faults = FaultPlan.parse(config.getStringList(s"$k.faults").asScala.toSeq).fold(e => throw bad("faults", e),
       identity)
+    val acceptBatch = config.getInt(s"$k.accept-batch")
+    if acceptBatch < 1 then throw bad("accept-batch", s"must be at least 1, was $acceptBatch")
     val host = config.getString(s"$k.host")
     val adminPort = config.getInt(s"$k.admin-port")
     if adminPort < -1 || adminPort > 65535 then throw bad("admin-port", s"must be -1 (on the SOAP listener) or 0..65535, was $adminPort")
@@ -37,7 +40,8 @@ object StubSettings:
       faults = faults,
       noAnswerHold = config.getDuration(s"$k.no-answer-hold").toMillis.millis,
       admin = admin,
-      allowFaultHeader = config.getBoolean(s"$k.allow-fault-header"))
+      allowFaultHeader = config.getBoolean(s"$k.allow-fault-header"),
+      acceptBatch = acceptBatch)
 
   def isLoopback(host: String): Boolean =
     try java.net.InetAddress.getAllByName(host).forall(_.isLoopbackAddress)

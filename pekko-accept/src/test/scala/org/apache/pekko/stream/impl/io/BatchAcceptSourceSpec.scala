@@ -1,6 +1,5 @@
 package org.apache.pekko.stream.impl.io
 
-import bulkhead.service.testkit.HttpProbe.eventually
 import com.typesafe.config.ConfigFactory
 import org.apache.pekko.Done
 import org.apache.pekko.actor.ActorSystem
@@ -47,6 +46,10 @@ class BatchAcceptSourceSpec extends AnyFlatSpec with Matchers:
       .flatMap(p => Files.readAllLines(p).asScala.drop(1))
     lines.map(_.trim.split("\\s+")).find(f => f(1).endsWith(f":${port}%04X") && f(3) == "0A")
       .map(f => Integer.parseInt(f(4).split(':')(1), 16)).getOrElse(-1)
+
+  /** Whether `cond` holds within ten seconds, tried every 50 ms. */
+  private def eventually()(cond: => Boolean): Boolean =
+    Iterator.range(0, 200).exists(_ => cond || { Thread.sleep(50); false })
 
   private val onLinux = Files.isReadable(Path.of("/proc/net/tcp6")) || Files.isReadable(Path.of("/proc/net/tcp"))
 
