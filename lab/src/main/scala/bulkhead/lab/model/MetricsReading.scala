@@ -12,7 +12,7 @@ final case class PoolGauge(label: String, active: Option[Double], max: Option[Do
  * thread, without the wait for one. What the faults suite follows: the circuit breaker's state (0 closed, 1 half-open,
  * 2 open) and its openings so far, enrichments in flight, answers degraded so far (loyalty unavailable), heap used.
  * `soapRefused`: SOAP calls the service refused itself, never sent (no slot within its wait, or the breaker open);
- * `soapWaiting`: SOAP calls waiting for a slot now.
+ * `soapWaiting`: SOAP calls waiting for a slot now; `workInFlight`: /work requests of every mode in flight now.
  * Every metric name the lab depends on is here and nowhere else.
  */
 final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
@@ -24,7 +24,7 @@ final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[Stri
     soapExchangeSeconds: Option[Double] = None, circuitState: Option[Double] = None,
     circuitOpenings: Option[Double] = None, enrichmentInFlight: Option[Double] = None,
     loyaltyUnavailable: Option[Double] = None, heapUsedBytes: Option[Double] = None,
-    soapRefused: Option[Double] = None, soapWaiting: Option[Double] = None):
+    soapRefused: Option[Double] = None, soapWaiting: Option[Double] = None, workInFlight: Option[Double] = None):
   def answered: Double = answeredByClass.values.sum
   def heapUsedMb: Option[Double] = heapUsedBytes.map(_ / 1024 / 1024)
   def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
@@ -49,6 +49,7 @@ object MetricsReading:
     val CircuitState = "soap_circuit_state"
     val CircuitOpenings = "soap_circuit_opened_total"
     val EnrichmentInFlight = "enrichment_in_flight"
+    val WorkInFlight = "work_in_flight"
     val LoyaltyUnavailable = "enrichment_loyalty_unavailable_total"
     val HeapUsed = "jvm_memory_used_bytes"
     val ClusterMembersUp = "cluster_members_up"
@@ -94,4 +95,4 @@ object MetricsReading:
       Option(named(Names.HeapUsed).filter(_.labels.get("area").contains("heap"))).filter(_.nonEmpty)
         .map(_.map(_.value).sum),
       Option(named(Names.SoapCalls).filter(_.labels.get("outcome").contains("refused")).map(_.value)).filter(_.nonEmpty)
-        .map(_.sum), one(Names.SoapWaiting))
+        .map(_.sum), one(Names.SoapWaiting), sum(Names.WorkInFlight))

@@ -18,6 +18,8 @@ import bulkhead.lab.scenario.SeedFigure
  * @param compareWith the benchmark case this one is set against (its scenario's `compare-with`)
  * @param settings the service's settings in a sentence, when the run states them (the faults suite: those
  *                 `./bulkhead serve` ships)
+ * @param drain the wait for the previous load's work in the service to end before this run; None when the target has
+ *              no gauges of it (or the run is older)
  */
 final case class RunInfo(name: String, title: String, target: String, url: String, loadDescription: String,
     clients: Int, serviceFlags: Seq[String], stubLatency: Option[String], redisCustomers: Option[Int],
@@ -26,7 +28,7 @@ final case class RunInfo(name: String, title: String, target: String, url: Strin
     warmupSeconds: Double = 0.0, declaredBound: Option[Bound] = None, heap: Option[String] = None,
     nodes: Seq[String] = Nil, warmupConnections: Option[Int] = None, expectedCap: Option[Double] = None,
     expectedFix: Option[String] = None, cpus: Option[Int] = None, capacityStep: Option[CapacityStep] = None,
-    compareWith: Option[String] = None, settings: Option[String] = None):
+    compareWith: Option[String] = None, settings: Option[String] = None, drain: Option[Drain] = None):
   /** The server loaded, when it is one the lab starts. */
   def server: Option[Target] = Target.named(target)
 

@@ -1,9 +1,9 @@
 package bulkhead.lab.run
 
 import bulkhead.lab.load.{LoadDriver, WarmUp}
-import bulkhead.lab.model.Target
+import bulkhead.lab.model.{MetricsReading, Target}
 import bulkhead.lab.process.{ClusterNode, Dependencies, Launch, Served, ServiceCluster, Stack}
-import bulkhead.lab.record.{CapacityStep, RecordJson, RunInfo, RunRecord, ServiceLog}
+import bulkhead.lab.record.{CapacityStep, Drain, RecordJson, RunInfo, RunRecord, ServiceLog}
 import bulkhead.lab.sample.{AsyncProfiler, CpuUsage, ServiceSampler}
 import bulkhead.lab.scenario.{Load, Scenario}
 
@@ -115,7 +115,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
         val earlier = (1 until s.attempts).flatMap { i =>
           servers.map { (t, served) =>
             progress(s"  attempt $i of ${s.attempts}: $t")
-            t -> attempt(s, served.url(s.path), dir.resolve(s"${t.name}-attempt-$i"))
+            t -> attempt(s, served, dir.resolve(s"${t.name}-attempt-$i"))
           }
         }.groupMap(_._1)(_._2)
         servers.map { (t, served) =>
@@ -130,8 +130,9 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
 
   /**
    * The scenario's warm-up of `served`, longer while the JIT of it and the JVMs it depends on (the stub) has not
-   * settled; how long it ran. A warm-up at more connections than the load is followed by a pause: its last requests
-   * (on 1 s SOAP calls, up to 2,000 of them) would otherwise be answered, and cost CPU, inside the measured run.
+   * settled; how long it ran. Its last requests (on 1 s SOAP calls, up to 2,000 of them) would otherwise be answered,
+   * and cost CPU, inside the measured run: the measured run waits for them on a service with the gauges
+   * ([[DrainWait]]); on one without, a warm-up at more connections than the load is followed by a pause.
    */
   private def warmUp(s: Scenario, served: Served, jvm: Boolean,
       dependencies: Map[String, Long] = Map.empty): FiniteDuration =
@@ -146,22 +147,41 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
           case w: Load.Wrk => w.closeEach
           case _ => false)
     }
-    if s.warmupConnections.exists(_ > s.load.concurrency) then Thread.sleep(ScenarioRunner.AfterLargerWarmUp.toMillis)
+    if metricsUrlOf(s, served).isEmpty && s.warmupConnections.exists(_ > s.load.concurrency) then
+      Thread.sleep(ScenarioRunner.AfterLargerWarmUp.toMillis)
     ran
+
+  /** bulkhead's /metrics, when the scenario's targets are all bulkhead. */
+  private def metricsUrlOf(s: Scenario, service: Served): Option[String] =
+    Option.when(s.targets.forall(_ == Target.Bulkhead))(service.url("/metrics"))
 
   /** The sampler of `service`: its threads when it is a JVM, its /metrics when it is bulkhead. */
   private def samplerOf(s: Scenario, service: Served, jvm: Boolean, dependencies: Map[String, Long]): ServiceSampler =
-    val metricsUrl = Option.when(s.targets.forall(_ == Target.Bulkhead))(service.url("/metrics"))
-    ServiceSampler(service.child.pid, metricsUrl, threadDumps = jvm, dependencies = dependencies)
+    ServiceSampler(service.child.pid, metricsUrlOf(s, service), threadDumps = jvm, dependencies = dependencies)
 
-  /** An unsampled attempt: its throughput (expected answers per second). */
-  private def attempt(s: Scenario, url: String, dir: Path): Double =
-    LoadDriver.of(s.load).run(url, dir).fold(e => throw IllegalStateException(e), _.throughput(s.expectedClass))
+  /**
+   * Waits until the work the previous load (a warm-up, an attempt, a capacity step) left in `service` has ended, at
+   * most [[DrainWait.Cap]], so that its answers and 503s stay out of the next run; None for a target without the gauges.
+   */
+  private def drain(s: Scenario, service: Served): Option[Drain] =
+    metricsUrlOf(s, service).flatMap { url =>
+      val d = DrainWait.await(() => Stack.get(url, 2.seconds).toOption.map(MetricsReading.parse)
+          .flatMap(DrainWait.inFlight),
+        onWait = n => progress(f"  waiting for the service to go quiet: $n%.0f in flight (at most ${
+          DrainWait.Cap.toSeconds} s)"))
+      d.filter(_.inFlightAtStart > 0).foreach(w => progress(s"  ${DrainWait.sentence(w)}"))
+      d
+    }
+
+  /** An unsampled attempt, on a quiet service: its throughput (expected answers per second). */
+  private def attempt(s: Scenario, served: Served, dir: Path): Double =
+    drain(s, served)
+    LoadDriver.of(s.load).run(served.url(s.path), dir).fold(e => throw IllegalStateException(e),
+      _.throughput(s.expectedClass))
 
   /** Loads `service` and samples it; on a cluster (`cluster`, the front first: `service`) samples every node. */
   private def measure(s: Scenario, service: Served, dir: Path, jvm: Boolean = true, earlier: Seq[Double] = Nil,
       dependencies: Map[String, Long] = Map.empty, cluster: Seq[ClusterNode] = Nil): RunRecord =
-    val url = service.url(s.path)
     val warmed =
       if s.warmup <= Duration.Zero then Duration.Zero
       else
@@ -170,16 +190,20 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     // Earlier attempts (seed 002: three in a row, for the JIT) are measured and reported; the last one is analysed.
     val before = earlier ++ (1 until s.attempts).map { i =>
       progress(s"  attempt $i of ${s.attempts}")
-      attempt(s, url, dir.resolve(s"attempt-$i"))
+      attempt(s, service, dir.resolve(s"attempt-$i"))
     }
     if s.attempts > 1 then progress(s"  attempt ${s.attempts} of ${s.attempts} (sampled)")
     record(s, service, dir, LoadDriver.of(s.load), jvm, before, dependencies, cluster, warmed, None)
 
-  /** Loads `service` with `driver` while sampling it (every node of `cluster`); the run written as `result.json`. */
+  /**
+   * Loads `service` with `driver`, once it is quiet, while sampling it (every node of `cluster`); the run written as
+   * `result.json`.
+   */
   private def record(s: Scenario, service: Served, dir: Path, driver: LoadDriver, jvm: Boolean, before: Seq[Double],
       dependencies: Map[String, Long], cluster: Seq[ClusterNode], warmed: FiniteDuration,
       step: Option[CapacityStep]): RunRecord =
     val url = service.url(s.path)
+    val drained = drain(s, service)
     val sampler = samplerOf(s, service, jvm, dependencies)
     val others = cluster.drop(1)
     val started = Instant.now()
@@ -197,7 +221,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val clients = if driver.openLoop then measured.figures.clients else s.load.concurrency
     val info = ScenarioRunner.info(s, url, driver.describe(url), started).copy(nodes = cluster.map(_.address),
       warmupSeconds = warmed.toMillis / 1000.0, warmupConnections = s.warmupConnections, clients = clients,
-      capacityStep = step)
+      capacityStep = step, drain = drained)
     val record = Measurement.record(info, driver, outcomes, others.map(_.address), before,
       ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)))
     RecordJson.write(record, dir)

@@ -1,0 +1,57 @@
+package bulkhead.lab.run
+
+import bulkhead.lab.model.MetricsReading
+import bulkhead.lab.record.Drain
+
+import scala.concurrent.duration.*
+
+/**
+ * The rule for starting a measured run on a quiet service: poll its work in flight until none is left, at most
+ * [[Cap]]. A target without the gauges (another framework's server, a process the lab attached to) is not waited for.
+ */
+object DrainWait:
+  /**
+   * The longest wait. With the service's defaults a call ends at most soap.admission.max-wait (1 s) plus
+   * soap.request-timeout (3 s) after it arrived, and a request at its pipeline's ask timeout a little later; 10 s
+   * covers that with room for a scenario that raises them, and bounds the cost of a gauge that never returns to 0.
+   */
+  val Cap: FiniteDuration = 10.seconds
+
+  /** Between two readings: short against a 1 s call, a scrape of /metrics costs the service little. */
+  val Poll: FiniteDuration = 200.millis
+
+  /**
+   * The work in flight in a scrape: the /customers requests in the pipeline or the SOAP calls in flight and waiting
+   * for a slot, whichever is larger (each call belongs to a request, so they are not added), plus /work requests;
+   * None when the scrape has none of these gauges.
+   */
+  def inFlight(m: MetricsReading): Option[Double] =
+    val soap = Option.when(m.soapInFlight.isDefined || m.soapWaiting.isDefined)(
+      m.soapInFlight.getOrElse(0.0) + m.soapWaiting.getOrElse(0.0))
+    val pipeline = Seq(soap, m.enrichmentInFlight).flatten.maxOption
+    Option.when(pipeline.isDefined || m.workInFlight.isDefined)(pipeline.getOrElse(0.0) + m.workInFlight.getOrElse(0.0))
+
+  /**
+   * Waits until `read` (the work in flight now; None: no reading) says none is left, or `cap` has passed; what it
+   * waited for. None, at once, when the first reading has no gauges: nothing to wait for. A reading that fails later
+   * (a slow scrape) keeps the last one. `onWait(n)` is told once, before waiting on `n` in flight.
+   */
+  def await(read: () => Option[Double], cap: FiniteDuration = Cap, poll: FiniteDuration = Poll,
+      clock: () => Long = () => System.nanoTime(), sleep: FiniteDuration => Unit = d => Thread.sleep(d.toMillis),
+      onWait: Double => Unit = _ => ()): Option[Drain] =
+    read().map { first =>
+      val started = clock()
+      def waited = (clock() - started).nanos
+      var left = first
+      if left > 0 then onWait(left)
+      while left > 0 && waited < cap do
+        sleep(poll.min(cap - waited))
+        left = read().getOrElse(left)
+      Drain(first, left, waited.toMillis / 1000.0, quiet = left <= 0)
+    }
+
+  /** The wait in a progress line. */
+  def sentence(d: Drain): String =
+    if d.inFlightAtStart <= 0 then "quiet"
+    else if d.quiet then f"quiet after ${d.waitedSeconds}%.1f s (${d.inFlightAtStart}%.0f in flight at first)"
+    else f"still ${d.leftInFlight}%.0f in flight after ${d.waitedSeconds}%.1f s (of ${d.inFlightAtStart}%.0f): measured anyway"
