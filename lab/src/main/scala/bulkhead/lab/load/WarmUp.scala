@@ -27,8 +27,9 @@ object WarmUp:
   /**
    * A JVM whose JIT compiler threads took less than this share of one core over the last warm-up run has settled. At
    * 200 clients on the 1 s pipeline (200 req/s), C2 took 15 % of a core over the 30 s after a 20 s warm-up, half the
-   * service's CPU (and 8 % after 60 s); after 40 s at 2,000 clients it took 0.9 %. A slow case warms faster at more
-   * connections (a scenario's `warmup-connections`).
+   * service's CPU (and 8 % after 60 s). At 2,000 clients on shared cores it took 50-73 % after 60 s and settled only
+   * after about 90 s (the case's own warm-up says so). A slow case warms faster at more connections (a scenario's
+   * `warmup-connections`).
    */
   val SettledShare: Double = 0.03
 
