@@ -7,7 +7,6 @@ import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.*
 import org.apache.pekko.http.scaladsl.model.headers.RawHeader
 import org.apache.pekko.http.scaladsl.settings.{ClientConnectionSettings, ConnectionPoolSettings}
-import org.apache.pekko.NotUsed
 import org.apache.pekko.stream.BufferOverflowException
 import org.apache.pekko.stream.scaladsl.{Sink, Source}
 import org.apache.pekko.util.ByteString
@@ -60,9 +59,8 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
     // connection's idle-timeout (60 s), and the calls after it waited in the pool's queue past their own timeout; one
     // whose body was still trickling in was cut by toStrict's timeout, which cancels the body without closing the
     // connection at once: the pool took the connection for idle, and the next call on it failed or hung.
-    val end = Promise[Source[ByteString, NotUsed]]()
-    val entity = HttpEntity.Default(contentType, body.length,
-      Source.single(body).concat(Source.futureSource(end.future)))
+    val end = Promise[Unit]()
+    val entity = HttpEntity.Default(contentType, body.length, Source.fromGraph(OpenEndedBody(body, end.future)))
     val deadline = settings.requestTimeout.fromNow
     val deadlineHeader = RawHeader(SoapProtocol.DeadlineHeader,
       (System.currentTimeMillis() + settings.requestTimeout.toMillis).toString)
@@ -89,7 +87,7 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
         }
     }.onComplete { result =>
       timer.cancel()
-      end.trySuccess(Source.empty)
+      end.trySuccess(())
       answer.tryComplete(result)
     }(ExecutionContext.parasitic)
     answer.future.recover { case e if !NonBlockingSoapClient.isDeadline(e) =>
