@@ -3,10 +3,8 @@ package bulkhead.stub
 import java.io.ByteArrayInputStream
 import java.nio.charset.StandardCharsets.UTF_8
 import javax.xml.parsers.SAXParserFactory
-import org.xml.sax.Attributes
-import org.xml.sax.helpers.DefaultHandler
-
 import scala.util.Try
+import scala.xml.XML
 
 /** The SOAP 1.1 messages of `GetCustomer`, as the third party reads and writes them. */
 object SoapMessages:
@@ -30,38 +28,18 @@ object SoapMessages:
   // on the same cores. A parser is not thread-safe; a thread's is used by that thread alone.
   private val parser = ThreadLocal.withInitial(() => parsers.newSAXParser())
 
-  /**
-   * The customerId of a GetCustomer request, or why the request is not one. Read as the parser goes (no tree is
-   * built): the text of every Envelope/Body/GetCustomer/customerId, whatever their namespaces below the Envelope's.
-   */
+  /** The customerId of a GetCustomer request, or why the request is not one. */
   def readGetCustomer(body: Array[Byte]): Either[String, Long] =
     val p = parser.get()
-    val reader = GetCustomerReader()
-    val read = try Try(p.parse(ByteArrayInputStream(body), reader)) finally p.reset()
+    val read = try Try(XML.withSAXParser(p).load(ByteArrayInputStream(body))) finally p.reset()
     read.toEither.left
       .map(_ => "request is not well-formed XML (or has a DOCTYPE)")
-      .flatMap { _ =>
-        val id = reader.customerId.toString.trim
-        if !reader.isEnvelope then Left("not a SOAP 1.1 Envelope")
+      .flatMap { xml =>
+        val id = (xml \ "Body" \ "GetCustomer" \ "customerId").text.trim
+        if xml.label != "Envelope" || xml.namespace != EnvelopeNs then Left("not a SOAP 1.1 Envelope")
         else if id.isEmpty then Left("GetCustomer/customerId is missing")
         else id.toLongOption.toRight(s"customerId '$id' is not a number")
       }
-
-  /** Collects a GetCustomer request's customerId while the parser reads it. */
-  private final class GetCustomerReader extends DefaultHandler:
-    private val IdPath = Vector("Envelope", "Body", "GetCustomer", "customerId")
-    private var path = Vector.empty[String]
-    var isEnvelope = false
-    val customerId = StringBuilder()
-
-    override def startElement(uri: String, localName: String, qName: String, attributes: Attributes): Unit =
-      if path.isEmpty then isEnvelope = localName == "Envelope" && uri == EnvelopeNs
-      path = path :+ localName
-
-    override def endElement(uri: String, localName: String, qName: String): Unit = path = path.init
-
-    override def characters(ch: Array[Char], start: Int, length: Int): Unit =
-      if path.startsWith(IdPath) then customerId.appendAll(ch, start, length)
 
   private def envelope(body: String): String =
     s"""<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="$EnvelopeNs" xmlns:cus="$CustomersNs"><soapenv:Body>$body</soapenv:Body></soapenv:Envelope>"""

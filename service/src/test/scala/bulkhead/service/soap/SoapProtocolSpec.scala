@@ -56,6 +56,16 @@ class SoapProtocolSpec extends AnyFlatSpec with Matchers:
     malformed(read(1, 200, incomplete.getBytes(UTF_8))) should include("segment")
   }
 
+  it should "read the fields in any order, among elements it does not know, and only in SOAP's own Body" in {
+    val env = s"""<e:Envelope xmlns:e="${SoapProtocol.EnvelopeNs}" xmlns:c="${SoapProtocol.CustomersNs}">"""
+    val customer = "<c:GetCustomerResponse><c:customer><c:extra><c:id>99</c:id></c:extra><c:country>JP</c:country>" +
+      "<c:name>Ada <b>L</b></c:name><c:id>5</c:id><c:segment>smb</c:segment></c:customer></c:GetCustomerResponse>"
+    read(5, 200, s"$env<e:Body>$customer</e:Body></e:Envelope>".getBytes(UTF_8)) shouldBe
+      Right(ThirdPartyCustomer(5, "Ada L", "smb", "JP"))
+    val foreignBody = s"""$env<x:Body xmlns:x="urn:other">$customer</x:Body></e:Envelope>"""
+    malformed(read(5, 200, foreignBody.getBytes(UTF_8))) should include("envelope")
+  }
+
   it should "refuse a hostile answer (DOCTYPE) as malformed, never expanding it" in {
     malformed(read(1, 200, SoapMessages.xxe)) should include("DOCTYPE")
     malformed(read(1, 200, SoapMessages.billionLaughs)) should include("DOCTYPE")
