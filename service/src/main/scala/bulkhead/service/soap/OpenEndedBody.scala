@@ -10,8 +10,8 @@ import scala.util.{Failure, Success, Try}
 /**
  * A request body sent whole at the first pull, then held open until `end` completes: the stream completes then (after
  * the body, whenever `end` came), or fails with `end`'s failure at once. This is how a caller of Pekko's host pool
- * cancels a call: a failed request entity fails the call and closes its connection. One stage does what
- * `Source.single(body).concat(Source.futureSource(end))` did with three stages and a flattened substream per call.
+ * cancels a call: a failed request entity fails the call and closes its connection. One stage, where
+ * `Source.single(body).concat(Source.futureSource(end))` would materialise three and a flattened substream per call.
  */
 final class OpenEndedBody(body: ByteString, end: Future[Unit]) extends GraphStage[SourceShape[ByteString]]:
   private val out: Outlet[ByteString] = Outlet("OpenEndedBody.out")
