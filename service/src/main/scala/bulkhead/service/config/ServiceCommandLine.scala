@@ -23,6 +23,7 @@ object ServiceCommandLine:
       ("metrics-port", "bulkhead.service.metrics.port", metricsPortHelp),
       ("max-connections", "bulkhead.service.server.max-connections", "connections served at once"),
       ("backlog", "bulkhead.service.server.backlog", "listen backlog"),
+      ("transport", "bulkhead.service.server.transport", "what carries the sockets: selector | pekko"),
       ("blocking-pool-size", "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size",
         "threads of the blocking pool"),
       ("parallelism-factor", s"$fj.parallelism-factor", "default dispatcher threads per core"),

@@ -30,6 +30,11 @@ object Pools:
    * reference.conf (2 threads, kept) so that the service's thread count does not move with connection churn.
    */
   val PekkoBlockingIo: PoolName = PoolName("pekko.actor.default-blocking-io-dispatcher")
+  /**
+   * The server's selector threads (`server.transport = selector`): they wait on the sockets, accept and read; the
+   * connections' streams run on the default dispatcher.
+   */
+  val ServerIo: PoolName = PoolName("bulkhead.service.server.io")
   /** The timer thread that completes `/work/async` (see [[TimerPool]]). */
   val Timer: PoolName = PoolName("bulkhead.dispatch.timer")
 

@@ -1,6 +1,7 @@
 package bulkhead.service.http
 
-import bulkhead.service.config.ServiceSettings
+import bulkhead.service.config.{ServerTransport, ServiceSettings}
+import bulkhead.service.dispatch.Pools
 import bulkhead.service.http.internal.ReusePort
 import bulkhead.service.metrics.OpenConnections
 import bulkhead.service.work.CancellationSignal
@@ -11,7 +12,7 @@ import org.apache.pekko.http.scaladsl.model.headers.{Connection, `Retry-After`}
 import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse, StatusCodes}
 import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.settings.ServerSettings as PekkoServerSettings
-import org.apache.pekko.stream.impl.io.BatchAcceptSource
+import org.apache.pekko.stream.impl.io.{BatchAcceptSource, IoLoops, SelectorBindSource}
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLSPlacebo, Tcp}
 import org.apache.pekko.stream.{KillSwitches, Materializer}
 import org.apache.pekko.util.ByteString
@@ -32,8 +33,9 @@ import scala.util.control.NonFatal
  *    progress on every connection at `max-head-bytes-in-progress` ([[HeadBytesBudget]]) 503;
  *  - a request not answered within `request-timeout` gets a JSON 503 with Retry-After, on every path (the fast path
  *    too), and its work is abandoned; so is the work of a request whose client went away ([[ConnectionScope]]).
- * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them; each accepts
- * `accept-batch` connections per round trip through Pekko's TCP actors ([[BatchAcceptSource]]; 1 is Pekko's bind).
+ * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them. The sockets are carried
+ * by bulkhead's selector threads ([[SelectorBindSource]], `transport = selector`) or by Pekko's TCP actors, accepting
+ * `accept-batch` connections per round trip ([[BatchAcceptSource]]; 1 is Pekko's bind).
  */
 final class HttpServer private (settings: ServiceSettings, route: Route,
     fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections,
@@ -64,12 +66,23 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
     s"no answer within ${s.requestTimeout} (bulkhead.service.server.request-timeout); its work was given up",
     Seq(retryAfter))
 
+  // The selector threads, started with the server and stopped with the actor system.
+  private val ioLoops: Option[IoLoops] = Option.when(s.transport == ServerTransport.Selector) {
+    val loops = IoLoops(Pools.ServerIo.configPath, s.ioThreads, HttpServer.ReadBufferBytes,
+      (what, e) => classic.log.error(e, what))
+    classic.registerOnTermination(loops.shutdown())
+    loops
+  }
+
   private def listen(port: Int): Future[Tcp.ServerBinding] =
     val acceptLimit = math.max(1, (s.maxConnections + s.refusedConnections + listeners - 1) / listeners)
-    val accepted =
-      if s.acceptBatch == 1 then
+    val accepted = ioLoops match
+      case Some(loops) =>
+        SelectorBindSource.bind(loops, settings.host, port, s.backlog, socketOptions, halfClose = false,
+          batch = s.acceptBatch, readAhead = HttpServer.ReadBufferBytes)
+      case None if s.acceptBatch == 1 =>
         Tcp(classic).bind(settings.host, port, s.backlog, socketOptions, halfClose = false, idleTimeout = Duration.Inf)
-      else
+      case None =>
         BatchAcceptSource.bind(classic, settings.host, port, s.backlog, socketOptions, halfClose = false,
           idleTimeout = Duration.Inf, batch = s.acceptBatch)
     accepted.mapAsyncUnordered(acceptLimit)(serve)
@@ -190,6 +203,12 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
       }
 
 object HttpServer:
+
+  /**
+   * The selector transport's read buffer, and the bytes a connection reads ahead of its stream before it stops
+   * reading: Pekko's `direct-buffer-size` is 128 KiB; 64 KiB holds any request head the service accepts.
+   */
+  private val ReadBufferBytes = 64 * 1024
 
   /** The listeners the server opens when `requested` are configured: one where the OS has no SO_REUSEPORT. */
   def listenersFor(requested: Int): Int = if ReusePort.supported then requested else 1
