@@ -31,6 +31,8 @@ final case class BreakerSettings(maxFailures: Int, callTimeout: FiniteDuration, 
 final case class SoapSettings(
     endpoint: String,
     mode: SoapMode,
+    /** What carries the non-blocking client's connections. */
+    transport: SocketTransport,
     requestTimeout: FiniteDuration,
     connectTimeout: FiniteDuration,
     connectionIdleTimeout: FiniteDuration,
@@ -112,6 +114,7 @@ object EnrichmentSettings:
       soap = SoapSettings(
         endpoint = endpoint,
         mode = r.oneOf(s"$e.soap.mode", SoapMode.values.toSeq)(_.key),
+        transport = r.oneOf(s"$e.soap.transport", SocketTransport.values.toSeq)(_.key),
         requestTimeout = requestTimeout,
         connectTimeout = r.duration(s"$e.soap.connect-timeout", 1.millis),
         connectionIdleTimeout = r.duration(s"$e.soap.connection-idle-timeout", 1.second),

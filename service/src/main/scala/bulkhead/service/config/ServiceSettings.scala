@@ -5,13 +5,6 @@ import com.typesafe.config.Config
 
 import scala.concurrent.duration.*
 
-/** What carries the server's sockets (reference.conf, `server.transport`). */
-enum ServerTransport(val key: String):
-  /** bulkhead's selector threads: the loop reads, the connection's stream writes, no actor between them. */
-  case Selector extends ServerTransport("selector")
-  /** Pekko's TCP actors, as Pekko HTTP's own bind. */
-  case Pekko extends ServerTransport("pekko")
-
 /** Server socket settings: what it takes to hold 10,000 connections (see reference.conf). */
 final case class ServerSettings(
     maxConnections: Int,
@@ -28,7 +21,7 @@ final case class ServerSettings(
     listeners: Int,
     /** Connections each listener accepts per round trip (Pekko's transport: 1 is Pekko's own bind). */
     acceptBatch: Int,
-    transport: ServerTransport,
+    transport: SocketTransport,
     /** The selector transport's threads. */
     ioThreads: Int,
     /** /hello and /work/{mode} answered outside the routing tree. */
@@ -88,7 +81,7 @@ object ServiceSettings:
       pipeliningLimit = r.int(s"$s.server.pipelining-limit", 1, 1024),
       listeners = r.int(s"$s.server.listeners", 1, 64),
       acceptBatch = r.int(s"$s.server.accept-batch", 1, 1024),
-      transport = r.oneOf(s"$s.server.transport", ServerTransport.values.toSeq)(_.key),
+      transport = r.oneOf(s"$s.server.transport", SocketTransport.values.toSeq)(_.key),
       ioThreads = r.int(s"$s.server.io-threads", 1, 64),
       fastPath = r.boolean(s"$s.server.fast-path"))
     val w = s"$s.work"

@@ -35,6 +35,8 @@ object Pools:
    * connections' streams run on the default dispatcher.
    */
   val ServerIo: PoolName = PoolName("bulkhead.service.server.io")
+  /** The SOAP client's selector thread (`soap.transport = selector`): it reads the third party's answers. */
+  val SoapIo: PoolName = PoolName("bulkhead.soap.io")
   /** The timer thread that completes `/work/async` (see [[TimerPool]]). */
   val Timer: PoolName = PoolName("bulkhead.dispatch.timer")
 

@@ -1,6 +1,6 @@
 package bulkhead.service.http
 
-import bulkhead.service.config.{ServerTransport, ServiceSettings}
+import bulkhead.service.config.{ServiceSettings, SocketTransport}
 import bulkhead.service.dispatch.Pools
 import bulkhead.service.http.internal.ReusePort
 import bulkhead.service.metrics.OpenConnections
@@ -67,7 +67,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
     Seq(retryAfter))
 
   // The selector threads, started with the server and stopped with the actor system.
-  private val ioLoops: Option[IoLoops] = Option.when(s.transport == ServerTransport.Selector) {
+  private val ioLoops: Option[IoLoops] = Option.when(s.transport == SocketTransport.Selector) {
     val loops = IoLoops(Pools.ServerIo.configPath, s.ioThreads, HttpServer.ReadBufferBytes,
       (what, e) => classic.log.error(e, what))
     classic.registerOnTermination(loops.shutdown())

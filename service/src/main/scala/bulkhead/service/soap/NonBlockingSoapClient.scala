@@ -3,7 +3,7 @@ package bulkhead.service.soap
 import bulkhead.service.config.SoapSettings
 import bulkhead.service.enrichment.{SoapClient, ThirdPartyCustomer, ThirdPartyFailure}
 import org.apache.pekko.actor.typed.ActorSystem
-import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.http.scaladsl.{ClientTransport, Http}
 import org.apache.pekko.http.scaladsl.model.*
 import org.apache.pekko.http.scaladsl.model.headers.RawHeader
 import org.apache.pekko.http.scaladsl.settings.{ClientConnectionSettings, ConnectionPoolSettings}
@@ -22,8 +22,8 @@ import scala.util.control.{NoStackTrace, NonFatal}
  * once rather than waiting in the pool's queue. At its deadline (`request-timeout` from the moment it is handed here) a
  * call is cancelled, not only answered: its connection is closed and its slot in the pool is free for the next call.
  */
-final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long)(using system: ActorSystem[?])
-    extends SoapClient:
+final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long, transport: ClientTransport)(
+    using system: ActorSystem[?]) extends SoapClient:
   private given ExecutionContext = system.executionContext
   private val classic = system.classicSystem
   private val xml = SafeXml(settings.maxResponseBytes)
@@ -48,7 +48,7 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
       // a refusal, never a failure of the third party (NonBlockingSoapClient.failure).
       .withMaxOpenRequests(Integer.highestOneBit((settings.maxConnections max 16) * 2 - 1))
       .withMaxRetries(0)
-      .withConnectionSettings(connection)
+      .withConnectionSettings(connection.withTransport(transport))
 
   def getCustomer(id: Int): Future[Either[ThirdPartyFailure, ThirdPartyCustomer]] =
     val body = ByteString(SoapProtocol.getCustomerRequest(id))

@@ -1,10 +1,12 @@
 package bulkhead.service.soap
 
-import bulkhead.service.config.{EnrichmentSettings, SoapMode}
+import bulkhead.service.config.{EnrichmentSettings, SocketTransport, SoapMode}
 import bulkhead.service.dispatch.{Pools, WorkQueuePool}
 import bulkhead.service.enrichment.{BreakerState, SoapClient}
 import io.micrometer.core.instrument.{Gauge, MeterRegistry}
 import org.apache.pekko.actor.typed.ActorSystem
+import org.apache.pekko.http.scaladsl.ClientTransport
+import org.apache.pekko.stream.impl.io.IoLoops
 
 import java.util.concurrent.ThreadPoolExecutor
 
@@ -18,6 +20,18 @@ final case class SoapClients(client: SoapClient, breaker: BreakerState, workQueu
     workQueue.foreach(_.shutdownNow())
 
 object SoapClients:
+  /** The non-blocking client's transport; its selector thread stops with the actor system. */
+  private def transport(kind: SocketTransport)(using system: ActorSystem[?]): ClientTransport = kind match
+    case SocketTransport.Pekko => ClientTransport.TCP
+    case SocketTransport.Selector =>
+      val classic = system.classicSystem
+      val loops = IoLoops(Pools.SoapIo.configPath, 1, ReadBufferBytes, (what, e) => classic.log.error(e, what))
+      classic.registerOnTermination(loops.shutdown())
+      SelectorClientTransport(loops, ReadBufferBytes)
+
+  // A SOAP answer is a few hundred bytes; the client refuses answers above max-response-bytes anyway.
+  private val ReadBufferBytes = 64 * 1024
+
   /**
    * The client of the configured mode, from the outside in: metered into `registry` (every call, waits and refusals
    * included), admitted (a slot, or a refusal at once), guarded by the breaker. Admission sits outside the breaker: a
@@ -33,7 +47,7 @@ object SoapClients:
         // No base unit: Prometheus would append it (soap_client_connections_max_connections).
         Gauge.builder("soap.client.connections.max", () => soap.maxConnections)
           .description("connections the SOAP client's host pool may open to the third party").register(registry)
-        (NonBlockingSoapClient(soap, retryAfterMillis), None, "connection")
+        (NonBlockingSoapClient(soap, retryAfterMillis, transport(soap.transport)), None, "connection")
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
         (BlockingSoapClient(soap, pool, retryAfterMillis, scheduler, ExchangeMeter(registry)), Some(pool),

@@ -5,7 +5,9 @@ import bulkhead.service.enrichment.ThirdPartyFailure
 import bulkhead.service.testkit.HttpProbe.eventually
 import bulkhead.service.testkit.{TestService, TestStub}
 import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
+import org.apache.pekko.http.scaladsl.ClientTransport
 import org.apache.pekko.stream.BufferOverflowException
+import org.apache.pekko.stream.impl.io.IoLoops
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -21,7 +23,14 @@ import scala.jdk.CollectionConverters.*
 class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val testKit = ActorTestKit()
   private given org.apache.pekko.actor.typed.ActorSystem[?] = testKit.system
-  override def afterAll(): Unit = testKit.shutdownTestKit()
+  private val loops = IoLoops("soap-spec-io", 1, 64 * 1024, (what, e) => testKit.system.log.error(what, e))
+  override def afterAll(): Unit =
+    loops.shutdown()
+    testKit.shutdownTestKit()
+
+  // Both transports of the client's connections: Pekko's TCP actors and bulkhead's selector thread.
+  private val transports = Seq("on Pekko's TCP" -> ClientTransport.TCP,
+    "on a selector thread" -> SelectorClientTransport(loops, 64 * 1024))
 
   private def settings(endpoint: String, timeout: FiniteDuration, connections: Int): SoapSettings =
     EnrichmentSettings(TestService.config(Map("bulkhead.enrichment.soap.endpoint" -> endpoint))).soap
@@ -73,36 +82,41 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
     def endpoint: String = s"http://127.0.0.1:${server.getLocalPort}/soap"
     def close(): Unit = server.close()
 
-  "NonBlockingSoapClient" should "close the connection of a call at its deadline, so that the next call has a slot" in {
-    val third = HangsOnce()
-    val client = NonBlockingSoapClient(settings(third.endpoint, 500.millis, connections = 1), retryAfterMillis = 1000)
-    try
-      Await.result(client.getCustomer(3), 5.seconds) match
-        case Left(ThirdPartyFailure.Timeout(_)) => ()
-        case other => fail(s"expected a timeout, got $other")
-      // The hung call's connection was closed by the client, not left to its 60 s idle-timeout.
-      eventually(tries = 100, pauseMs = 20)(third.closedByClient.asScala.toSeq == Seq(1)) shouldBe true
-      // The pool's only connection slot is free: the next call opens a connection and is answered in its own time.
-      Await.result(client.getCustomer(3), 5.seconds).map(_.name) shouldBe Right(third.name)
-      third.connections.get shouldBe 2
-    finally third.close()
-  }
+  behavior of "NonBlockingSoapClient"
 
-  it should "close the connection of an answer still trickling in at the deadline, so that the next call has a slot" in {
-    TestStub.withStub("fixed:0") { stub =>
-      val client = NonBlockingSoapClient(settings(TestStub.endpoint(stub), 500.millis, connections = 1), 1000)
-      // The stub sends its ~400 bytes one every 100 ms: ~40 s on the only connection, unless the client closes it.
-      TestStub.faults(stub, "trickle=1")
-      Await.result(client.getCustomer(3), 5.seconds) match
-        case Left(ThirdPartyFailure.Timeout(_)) => ()
-        case other => fail(s"expected a timeout, got $other")
-      TestStub.faults(stub, "")
-      Await.result(client.getCustomer(3), 5.seconds).map(_.id) shouldBe Right(3)
-      // Each call carried its deadline (X-Request-Deadline), and reached the stub before it.
-      stub.metrics.deadlined shouldBe 2L
-      stub.metrics.stale shouldBe 0L
+  for (on, transport) <- transports do
+    it should s"close the connection of a call at its deadline, so that the next call has a slot ($on)" in {
+      val third = HangsOnce()
+      val client = NonBlockingSoapClient(settings(third.endpoint, 500.millis, connections = 1), retryAfterMillis = 1000,
+        transport)
+      try
+        Await.result(client.getCustomer(3), 5.seconds) match
+          case Left(ThirdPartyFailure.Timeout(_)) => ()
+          case other => fail(s"expected a timeout, got $other")
+        // The hung call's connection was closed by the client, not left to its 60 s idle-timeout.
+        eventually(tries = 100, pauseMs = 20)(third.closedByClient.asScala.toSeq == Seq(1)) shouldBe true
+        // The pool's only connection slot is free: the next call opens a connection and is answered in its own time.
+        Await.result(client.getCustomer(3), 5.seconds).map(_.name) shouldBe Right(third.name)
+        third.connections.get shouldBe 2
+      finally third.close()
     }
-  }
+
+    it should s"close the connection of an answer still trickling in at the deadline, so the next call has a slot ($on)" in {
+      TestStub.withStub("fixed:0") { stub =>
+        val client = NonBlockingSoapClient(settings(TestStub.endpoint(stub), 500.millis, connections = 1), 1000,
+          transport)
+        // The stub sends its ~400 bytes one every 100 ms: ~40 s on the only connection, unless the client closes it.
+        TestStub.faults(stub, "trickle=1")
+        Await.result(client.getCustomer(3), 5.seconds) match
+          case Left(ThirdPartyFailure.Timeout(_)) => ()
+          case other => fail(s"expected a timeout, got $other")
+        TestStub.faults(stub, "")
+        Await.result(client.getCustomer(3), 5.seconds).map(_.id) shouldBe Right(3)
+        // Each call carried its deadline (X-Request-Deadline), and reached the stub before it.
+        stub.metrics.deadlined shouldBe 2L
+        stub.metrics.stale shouldBe 0L
+      }
+    }
 
   it should "call a full host pool a refusal, not a failure of the third party" in {
     val s = settings("http://127.0.0.1:1/soap", 1.second, connections = 1)

@@ -1,6 +1,6 @@
 package org.apache.pekko.stream.impl.io
 
-import org.apache.pekko.Done
+import org.apache.pekko.{Done, NotUsed}
 import org.apache.pekko.io.Inet.SocketOption
 import org.apache.pekko.stream.*
 import org.apache.pekko.stream.scaladsl.{Flow, Source, Tcp as StreamTcp}
@@ -142,8 +142,8 @@ object SelectorBindSource:
               options.foreach(_.afterConnect(channel.socket()))
               channel.getRemoteAddress.asInstanceOf[InetSocketAddress]
             catch case NonFatal(_) => InetSocketAddress(0) // closed by the peer already: the stage fails at once
-          val stage = SelectorConnectionStage(channel, loops.next(), remote, halfClose, readAhead)
-          StreamTcp.IncomingConnection(localAddress, remote, Flow.fromGraph(stage))
+          val stage = SelectorConnectionStage(() => channel, loops.next(), remote, halfClose, readAhead, connectTimeout = None)
+          StreamTcp.IncomingConnection(localAddress, remote, Flow.fromGraph(stage).mapMaterializedValue(_ => NotUsed))
 
         override def onPull(): Unit = if held.nonEmpty then handOut(held.dequeue())
 

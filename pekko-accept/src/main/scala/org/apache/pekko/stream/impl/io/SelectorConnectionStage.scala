@@ -9,13 +9,18 @@ import java.nio.ByteBuffer
 import java.nio.channels.{SelectionKey, SocketChannel}
 import java.util.concurrent.atomic.AtomicInteger
 import scala.collection.mutable
+import scala.concurrent.duration.FiniteDuration
+import scala.concurrent.{Future, Promise}
 import scala.util.control.NonFatal
 
 /**
- * An accepted socket as a flow of bytes, without Pekko's TCP actors: the bytes pushed in are written to the socket by
+ * A socket as a flow of bytes, without Pekko's TCP actors: the bytes pushed in are written to the socket by
  * the stream's own thread, and the bytes its [[IoLoop]] reads come out. What Pekko's connection stage does through a
  * connection actor in five messages a request (the read, `Received`, the write, its acknowledgement, `ResumeReading`),
  * this does in one hand-off from the loop to the stream.
+ *
+ * The socket is one accepted (`connectTimeout` None) or one this stage connects, without blocking, to `remoteAddress`
+ * (a new socket at each materialisation: `socket` opens it); its bytes are pulled once it is connected.
  *
  * The loop reads ahead of demand up to `readAhead` bytes not yet pushed (then stops reading until the stream takes
  * them), so a connection holds at most `readAhead` plus one read's bytes. A write the socket does not take at once
@@ -24,15 +29,20 @@ import scala.util.control.NonFatal
  * written (with `halfClose`, only the writing side while the peer still sends); a failure on either side aborts it
  * (RST) and fails the stage.
  */
-private[io] final class SelectorConnectionStage(channel: SocketChannel, loop: IoLoop, remoteAddress: InetSocketAddress,
-    halfClose: Boolean, readAhead: Int) extends GraphStage[FlowShape[ByteString, ByteString]]:
+private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loop: IoLoop, remoteAddress: InetSocketAddress,
+    halfClose: Boolean, readAhead: Int, connectTimeout: Option[FiniteDuration])
+    extends GraphStageWithMaterializedValue[FlowShape[ByteString, ByteString], Future[InetSocketAddress]]:
   val in: Inlet[ByteString] = Inlet("SelectorConnection.in")
   val out: Outlet[ByteString] = Outlet("SelectorConnection.out")
   val shape: FlowShape[ByteString, ByteString] = FlowShape(in, out)
   override def initialAttributes: Attributes = Attributes.name("SelectorConnection")
 
-  override def createLogic(inheritedAttributes: Attributes): GraphStageLogic =
-    new GraphStageLogic(shape) with InHandler with OutHandler:
+  /** The socket's local address once it is connected (at once for an accepted one). */
+  override def createLogicAndMaterializedValue(inheritedAttributes: Attributes)
+      : (GraphStageLogic, Future[InetSocketAddress]) =
+    val connected = Promise[InetSocketAddress]()
+    val channel = socket()
+    val logic = new TimerGraphStageLogic(shape) with InHandler with OutHandler:
       // Bytes the loop has read that have not been pushed downstream: shared between the loop and the stream.
       private val unread = AtomicInteger()
 
@@ -58,9 +68,19 @@ private[io] final class SelectorConnectionStage(channel: SocketChannel, loop: Io
         if received.isEmpty then peerDone())
       private val onWritable = getAsyncCallback[Unit](_ => writeOn())
       private val onFailed = getAsyncCallback[Throwable](e => fail(e))
+      private val onConnected = getAsyncCallback[Unit](_ => whenConnected())
 
       private object io extends IoLoop.Handler:
         def ready(k: SelectionKey, readyOps: Int): Unit =
+          if (readyOps & SelectionKey.OP_CONNECT) != 0 then
+            try
+              if channel.finishConnect() then
+                k.interestOps(SelectionKey.OP_READ)
+                onConnected.invoke(())
+            catch
+              case NonFatal(e) =>
+                IoLoop.disarm(k, SelectionKey.OP_CONNECT)
+                onFailed.invoke(e)
           if (readyOps & SelectionKey.OP_WRITE) != 0 then
             IoLoop.disarm(k, SelectionKey.OP_WRITE)
             onWritable.invoke(())
@@ -94,12 +114,34 @@ private[io] final class SelectorConnectionStage(channel: SocketChannel, loop: Io
 
       setHandlers(in, out, this)
 
-      override def preStart(): Unit =
-        loop.execute(() =>
-          if channel.isOpen then
-            try key = loop.register(channel, SelectionKey.OP_READ, io)
-            catch case NonFatal(e) => onFailed.invoke(e))
-        pull(in)
+      override def preStart(): Unit = connectTimeout match
+        case None =>
+          loop.execute(() =>
+            if channel.isOpen then
+              try key = loop.register(channel, SelectionKey.OP_READ, io)
+              catch case NonFatal(e) => onFailed.invoke(e))
+          whenConnected()
+        case Some(timeout) =>
+          // An outgoing socket: connected without blocking, its bytes pulled once it is.
+          scheduleOnce(ConnectTimer, timeout)
+          try
+            val done = channel.connect(remoteAddress)
+            loop.execute(() =>
+              if channel.isOpen then
+                try
+                  key = loop.register(channel, if done then SelectionKey.OP_READ else SelectionKey.OP_CONNECT, io)
+                  if done then onConnected.invoke(())
+                catch case NonFatal(e) => onFailed.invoke(e))
+          catch case NonFatal(e) => fail(e)
+
+      private def whenConnected(): Unit =
+        cancelTimer(ConnectTimer)
+        try connected.trySuccess(channel.getLocalAddress.asInstanceOf[InetSocketAddress])
+        catch case NonFatal(e) => connected.tryFailure(e)
+        if !isClosed(in) && !hasBeenPulled(in) then pull(in)
+
+      override def onTimer(timerKey: Any): Unit =
+        fail(java.net.ConnectException(s"connecting to $remoteAddress took longer than ${connectTimeout.getOrElse("")}"))
 
       private def release(n: Int): Unit =
         val before = unread.getAndAdd(-n)
@@ -177,7 +219,9 @@ private[io] final class SelectorConnectionStage(channel: SocketChannel, loop: Io
 
       private def fail(e: Throwable): Unit =
         abort()
-        failStage(StreamTcpException(s"The connection to $remoteAddress failed: $e"))
+        val failure = StreamTcpException(s"The connection to $remoteAddress failed: $e")
+        connected.tryFailure(failure)
+        failStage(failure)
 
       // The key is cancelled and the socket closed on the loop's thread, so that its descriptor is freed at once.
       private def releaseSocket(abortive: Boolean): Unit =
@@ -192,4 +236,10 @@ private[io] final class SelectorConnectionStage(channel: SocketChannel, loop: Io
               try channel.close()
               catch case NonFatal(_) => ())
 
-      override def postStop(): Unit = releaseSocket(abortive = false)
+      override def postStop(): Unit =
+        connected.tryFailure(StreamTcpException(s"The connection to $remoteAddress stopped before it connected"))
+        releaseSocket(abortive = false)
+
+    (logic, connected.future)
+
+  private val ConnectTimer = "ConnectTimer"
