@@ -1,12 +1,12 @@
 package bulkhead.service
 
-import bulkhead.service.config.{RedisConnections, ServiceSettings, SoapMode}
+import bulkhead.service.config.{RedisConnections, ServiceSettings, SocketTransport, SoapMode}
 
 import java.lang.management.ManagementFactory
 
 /**
  * Whether the process may open the files its settings need at once: every connection it serves (max-connections),
- * those it accepts only to refuse (refused-connections), those a listener holds beyond them (accept-batch - 1), its
+ * those it accepts only to refuse (refused-connections), those a listener holds beyond them (up to accept-batch), its
  * outbound sockets (the SOAP client's slots, the Redis
  * connections) and a margin for the rest. Short of it, accept fails once the limit is reached and Pekko logs an
  * error and re-arms at once, for as long as the load lasts: `serve` refuses to start instead.
@@ -21,12 +21,16 @@ object DescriptorBudget:
     val redis = e.redis.connections match
       case RedisConnections.PerRoutee => e.routees
       case RedisConnections.Shared => 1
+    val (held, heldLess) = settings.server.transport match
+      case SocketTransport.Selector => (settings.server.acceptBatch, "")
+      case SocketTransport.Pekko => (settings.server.acceptBatch - 1, " - 1")
     Seq(
       "bulkhead.service.server.max-connections" -> settings.server.maxConnections,
       "bulkhead.service.server.refused-connections" -> settings.server.refusedConnections,
-      // A batch-accepting listener may hold one batch less one beyond the server's demand (BatchAcceptSource).
-      "connections held by the listeners (bulkhead.service.server.accept-batch - 1)" ->
-        (settings.server.acceptBatch - 1) * settings.server.listeners,
+      // Beyond the server's demand a listener holds up to one batch on the selector transport (SelectorBindSource),
+      // one batch less one on Pekko's (BatchAcceptSource).
+      s"connections held by the listeners (bulkhead.service.server.accept-batch$heldLess)" ->
+        held * settings.server.listeners,
       s"SOAP connections (bulkhead.enrichment.soap.${e.soap.mode match
           case SoapMode.Blocking => "work-queue.max"
           case SoapMode.NonBlocking | SoapMode.Virtual => "max-connections"})" -> e.soap.slots,

@@ -13,19 +13,29 @@ class DescriptorBudgetSpec extends AnyFlatSpec with Matchers:
   private def settings(overrides: (String, Any)*): ServiceSettings =
     ServiceSettings(ConfigFactory.parseMap(overrides.toMap.asJava).withFallback(ConfigFactory.load()).resolve())
 
-  // The shipped defaults: 16,384 + 1,024 refused + the SOAP client's connections + 20 Redis + 256 (accept-batch 1
-  // holds none).
+  // The shipped defaults: 16,384 + 1,024 refused + what the listener may hold + the SOAP client's connections + 20
+  // Redis + 256.
   private val shipped = settings()
   private val shippedSum = DescriptorBudget.needs(shipped).map(_._2).sum
+  private def sum(overrides: (String, Any)*): Int = DescriptorBudget.needs(settings(overrides*)).map(_._2).sum
+  private val pekko = "bulkhead.service.server.transport" -> "pekko"
+  private val selector = "bulkhead.service.server.transport" -> "selector"
+  private def batch(n: Int) = "bulkhead.service.server.accept-batch" -> n
+  private def listeners(n: Int) = "bulkhead.service.server.listeners" -> n
 
   "DescriptorBudget" should "count served, refused, held, SOAP and Redis connections and a margin for files" in {
     val e = shipped.enrichment
-    shippedSum shouldBe 16384 + 1024 + e.soap.slots + e.routees + DescriptorBudget.FilesMargin
+    val held = shipped.server.transport match
+      case bulkhead.service.config.SocketTransport.Selector => shipped.server.acceptBatch
+      case bulkhead.service.config.SocketTransport.Pekko => shipped.server.acceptBatch - 1
+    shippedSum shouldBe 16384 + 1024 + held + e.soap.slots + e.routees + DescriptorBudget.FilesMargin
   }
 
-  it should "count a batch less one held by each listener" in {
-    val batches = settings("bulkhead.service.server.accept-batch" -> 16, "bulkhead.service.server.listeners" -> 3)
-    DescriptorBudget.needs(batches).map(_._2).sum shouldBe shippedSum + 3 * 15
+  it should "count a batch less one held by each listener on Pekko's transport, a whole batch on the selector's" in {
+    val none = sum(pekko, batch(1), listeners(1))
+    sum(pekko, batch(16), listeners(3)) shouldBe none + 3 * 15
+    sum(selector, batch(16), listeners(3)) shouldBe none + 3 * 16
+    sum(selector, batch(1), listeners(1)) shouldBe none + 1
   }
 
   it should "let serve start when the limit holds the sum exactly" in {
@@ -46,7 +56,8 @@ class DescriptorBudgetSpec extends AnyFlatSpec with Matchers:
   it should "count one Redis connection when shared and the SOAP pool's size when it grows" in {
     val shared = settings("bulkhead.enrichment.redis.connections" -> "shared",
       "bulkhead.enrichment.soap.mode" -> "non-blocking", "bulkhead.enrichment.soap.max-connections" -> 500)
-    DescriptorBudget.needs(shared).map(_._2).sum shouldBe 16384 + 1024 + 500 + 1 + DescriptorBudget.FilesMargin
+    DescriptorBudget.needs(shared).map(_._2).sum shouldBe
+      16384 + 1024 + shipped.server.acceptBatch + 500 + 1 + DescriptorBudget.FilesMargin
     val fewer = settings("bulkhead.service.server.max-connections" -> 1000)
     val fewerSum = DescriptorBudget.needs(fewer).map(_._2).sum
     fewerSum shouldBe shippedSum - 16384 + 1000

@@ -6,7 +6,7 @@ import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
-import org.apache.pekko.stream.impl.io.BatchAcceptSource
+import org.apache.pekko.stream.impl.io.{IoLoops, SelectorBindSource}
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLSPlacebo, Tcp}
 import org.apache.pekko.stream.{KillSwitches, Materializer}
 import org.apache.pekko.util.ByteString
@@ -18,14 +18,15 @@ import scala.util.control.NonFatal
 
 /**
  * Binds a route as Pekko HTTP's `newServerAt(...).bind` does (its HTTP layer, `max-connections`, `backlog`,
- * `pipelining-limit`, `idle-timeout` and `request-timeout` from `pekko.http.server`), on a bind that accepts up to
- * `acceptBatch` connections per round trip through Pekko's TCP actors ([[BatchAcceptSource]]; 1 is Pekko's own
- * `Tcp.bind`). Pekko's bind accepts one connection per round trip: a caller whose client pool opens 2,000 connections
- * at once would wait on the stub's accept, and the stub must never be what an experiment waits on.
+ * `pipelining-limit`, `idle-timeout` and `request-timeout` from `pekko.http.server`), on the selector transport the
+ * service serves with ([[SelectorBindSource]] on `loops`, accepting up to `acceptBatch` connections at a time). Pekko's bind accepts one connection per round
+ * trip through its TCP actors: a caller whose client pool opens 2,000 connections at once would wait on the stub's
+ * accept, and the stub must never be what an experiment waits on; its TCP actors also cost CPU that the service, on
+ * the same cores, then lacks.
  */
 object HttpListener:
 
-  def bind(host: String, port: Int, acceptBatch: Int, route: Route)(using system: ActorSystem)
+  def bind(loops: IoLoops, host: String, port: Int, acceptBatch: Int, route: Route)(using system: ActorSystem)
       : Future[Http.ServerBinding] =
     require(acceptBatch >= 1, s"acceptBatch must be at least 1, not $acceptBatch")
     given Materializer = Materializer.matFromSystem(system)
@@ -55,13 +56,8 @@ object HttpListener:
           system.log.error(e, "could not serve a connection from {}", incoming.remoteAddress)
           Future.successful(Done)
 
-    val accepted =
-      if acceptBatch == 1 then
-        Tcp(system).bind(host, port, settings.backlog, settings.socketOptions, halfClose = false,
-          idleTimeout = Duration.Inf)
-      else
-        BatchAcceptSource.bind(system, host, port, settings.backlog, settings.socketOptions, halfClose = false,
-          idleTimeout = Duration.Inf, batch = acceptBatch)
+    val accepted = SelectorBindSource.bind(loops, host, port, settings.backlog, settings.socketOptions,
+      halfClose = false, batch = acceptBatch, readAhead = 16 * 1024)
     accepted.mapAsyncUnordered(settings.maxConnections)(serve).to(Sink.ignore).run().map { tcp =>
       // As Pekko's terminate: no new connections, requests in flight answered up to the deadline, then every
       // connection closed.

@@ -30,7 +30,7 @@ object Main:
         "listener, loopback only)").validate(p =>
         if p >= 0 && p <= 65535 then success else failure(s"--admin-port must be 0..65535, was $p"))
         .action((v, o) => o.copy(values = o.values + ("admin-port" -> Integer.valueOf(v)))),
-      opt[Int]("accept-batch").text("connections accepted per round trip through Pekko's TCP actors, 1 = Pekko's bind " +
+      opt[Int]("accept-batch").text("connections the SOAP listener accepts at a time " +
         "(bulkhead.stub.accept-batch)").validate(n =>
         if n >= 1 then success else failure(s"--accept-batch must be at least 1, was $n"))
         .action((v, o) => o.copy(values = o.values + ("accept-batch" -> Integer.valueOf(v)))),

@@ -3,6 +3,7 @@ package bulkhead.stub
 import com.typesafe.config.Config
 import org.apache.pekko.actor.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.stream.impl.io.IoLoops
 
 import java.nio.file.{Files, Path}
 import scala.concurrent.duration.*
@@ -28,12 +29,15 @@ object StubServer:
     val metrics = StubMetrics()
     val routes = StubRoutes(CustomerDirectory(settings.customers), state, metrics, settings.noAnswerHold,
       settings.allowFaultHeader)
+    // The SOAP listener's selector thread, stopped with the actor system.
+    val loops = IoLoops("bulkhead.stub.io", 1, 64 * 1024, (what, e) => system.log.error(e, what))
+    system.registerOnTermination(loops.shutdown())
     val started = settings.admin match
       case AdminListener.OnSoapListener =>
-        HttpListener.bind(settings.host, settings.port, settings.acceptBatch, routes.route).map(_ -> None)
+        HttpListener.bind(loops, settings.host, settings.port, settings.acceptBatch, routes.route).map(_ -> None)
       case AdminListener.Separate(host, port) =>
         for
-          main <- HttpListener.bind(settings.host, settings.port, settings.acceptBatch, routes.publicRoute)
+          main <- HttpListener.bind(loops, settings.host, settings.port, settings.acceptBatch, routes.publicRoute)
           admin <- Http().newServerAt(host, port).bind(routes.adminRoute)
         yield main -> Some(admin)
     started.map { case (binding, admin) =>

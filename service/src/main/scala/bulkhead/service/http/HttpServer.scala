@@ -79,7 +79,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
     val accepted = ioLoops match
       case Some(loops) =>
         SelectorBindSource.bind(loops, settings.host, port, s.backlog, socketOptions, halfClose = false,
-          batch = s.acceptBatch, readAhead = HttpServer.ReadBufferBytes)
+          batch = s.acceptBatch, readAhead = HttpServer.ReadAheadBytes)
       case None if s.acceptBatch == 1 =>
         Tcp(classic).bind(settings.host, port, s.backlog, socketOptions, halfClose = false, idleTimeout = Duration.Inf)
       case None =>
@@ -204,11 +204,15 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
 
 object HttpServer:
 
-  /**
-   * The selector transport's read buffer, and the bytes a connection reads ahead of its stream before it stops
-   * reading: Pekko's `direct-buffer-size` is 128 KiB; 64 KiB holds any request head the service accepts.
-   */
+  /** The most a read of the selector transport takes from one socket (Pekko's `direct-buffer-size` is 128 KiB). */
   private val ReadBufferBytes = 64 * 1024
+
+  /**
+   * Bytes a connection of the selector transport reads ahead of its stream before it stops reading: with one read
+   * beyond it, under 80 KiB a connection that sends what the service does not take (Pekko's pull-mode reads hold up to
+   * a 128 KiB read in the same case). A request head is parsed as it arrives, so its bytes do not wait here.
+   */
+  private val ReadAheadBytes = 16 * 1024
 
   /** The listeners the server opens when `requested` are configured: one where the OS has no SO_REUSEPORT. */
   def listenersFor(requested: Int): Int = if ReusePort.supported then requested else 1

@@ -189,15 +189,28 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
       metric(get(url(s, "/metrics")).body, "soap_circuit_opened_total") shouldBe Some(0.0)
     }
 
+  private def blockingIoThreads(s: bulkhead.service.RunningService): Int =
+    Thread.getAllStackTraces.keySet.toArray.map(_.asInstanceOf[Thread].getName)
+      .count(n => n.startsWith(s.system.name + "-") && n.contains("default-blocking-io-dispatcher"))
+
   it should "keep Pekko's blocking-IO pool (DNS of new connections to the third party) at its fixed size" in
-    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000,
+      "bulkhead.enrichment.soap.transport" -> "pekko") { (_, _, stub, s) =>
       // Each reset answer closes its connection: every call opens, and resolves, a new one.
       faults(stub, "reset=1")
       (1 to 40).map(i => getAsync(url(s, s"/customers/$i"))).foreach(_.get().status shouldBe 502)
       faults(stub, "")
-      val blockingIo = Thread.getAllStackTraces.keySet.toArray.map(_.asInstanceOf[Thread].getName)
-        .filter(n => n.startsWith(s.system.name + "-") && n.contains("default-blocking-io-dispatcher"))
-      blockingIo.length should (be >= 1 and be <= 2)
+      blockingIoThreads(s) should (be >= 1 and be <= 2)
+    }
+
+  it should "connect to the third party's IP address on its selector thread, without a name lookup" in
+    pipeline("bulkhead.enrichment.soap.circuit-breaker.max-failures" -> 1000) { (_, _, stub, s) =>
+      faults(stub, "reset=1")
+      (1 to 40).map(i => getAsync(url(s, s"/customers/$i"))).foreach(_.get().status shouldBe 502)
+      faults(stub, "")
+      get(url(s, "/customers/7")).body should include("\"id\":7")
+      blockingIoThreads(s) shouldBe 0
+      Thread.getAllStackTraces.keySet.toArray.map(_.asInstanceOf[Thread].getName) should contain("bulkhead.soap.io-1")
     }
 
   it should "shed requests above max-in-flight with 503 and Retry-After at once" in
