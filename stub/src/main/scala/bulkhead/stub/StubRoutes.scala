@@ -92,7 +92,9 @@ final class StubRoutes(directory: CustomerDirectory, state: StubState, metrics: 
         held.answerAfter(delay, () => respond(id, None), Some(noAnswerHold -> HttpResponse(StatusCodes.GatewayTimeout)),
           releasable = false)
       case _ => held.answerAfter(delay, () => respond(id, fault), None)
-    response.onComplete(_ => metrics.finished())
+    // Counted out on the thread that completes the answer, before the HTTP layer writes it: once the bytes are on
+    // their way the caller may send its next call, and a count left to a dispatcher task could come after that call's.
+    response.onComplete(_ => metrics.finished())(ExecutionContext.parasitic)
     response
 
   private def respond(id: Long, fault: Option[Fault]): HttpResponse =

@@ -18,6 +18,12 @@ import scala.jdk.CollectionConverters.*
 final class RenderedReport(source: Path, name: String):
   private lazy val rendered: (Path, Seq[RunRecord]) =
     val dir = Path.of("target", name).toAbsolutePath
+    // A copy left by an earlier build may hold records since replaced (result.json then gzipped): they would be read
+    // beside the new ones.
+    if Files.exists(dir) then
+      val old = Files.walk(dir)
+      try old.iterator().asScala.toSeq.reverse.foreach(Files.delete)
+      finally old.close()
     Files.walk(source).iterator().asScala.foreach { p =>
       val to = dir.resolve(source.relativize(p).toString)
       if Files.isDirectory(p) then Files.createDirectories(to) else Files.copy(p, to, StandardCopyOption.REPLACE_EXISTING)
