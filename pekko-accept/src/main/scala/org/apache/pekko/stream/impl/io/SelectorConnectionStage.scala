@@ -54,6 +54,11 @@ private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loo
       private val received = mutable.Queue.empty[ByteString]
       private var peerClosed = false
       private var unwritten: Array[ByteBuffer] = null
+      // An outgoing connection gathers what its upstream pushes in one go (an HTTP client renders a request's head
+      // and its entity as two elements) and writes it at once: one write, one segment, one read at the peer.
+      private val coalesce = connectTimeout.isDefined
+      private var gathered = ByteString.empty
+      private var flushScheduled = false
       private var closeWhenWritten = false
       private var outputShut = false
       private var released = false
@@ -69,6 +74,11 @@ private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loo
       private val onWritable = getAsyncCallback[Unit](_ => writeOn())
       private val onFailed = getAsyncCallback[Throwable](e => fail(e))
       private val onConnected = getAsyncCallback[Unit](_ => whenConnected())
+      // Runs after the elements the upstream has ready now were pushed (a message to this stage's own actor).
+      private val onGathered = getAsyncCallback[Unit] { _ =>
+        flushScheduled = false
+        startWrite()
+      }
 
       private object io extends IoLoop.Handler:
         def ready(k: SelectionKey, readyOps: Int): Unit =
@@ -165,7 +175,7 @@ private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loo
       override def onDownstreamFinish(cause: Throwable): Unit = cause match
         case _: SubscriptionWithCancelException.NonFailureCancellation =>
           if halfClose && !isClosed(in) then () // keep writing; what arrives is dropped
-          else if unwritten == null then closeConnection()
+          else if !writing then closeConnection()
           else closeWhenWritten = true
         case e =>
           abort()
@@ -173,8 +183,23 @@ private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loo
 
       override def onPush(): Unit =
         val bytes = grab(in)
-        unwritten = bytes.asByteBuffers.toArray
-        writeOn()
+        if coalesce then
+          gathered = gathered ++ bytes
+          if unwritten == null && !flushScheduled then
+            flushScheduled = true
+            onGathered.invoke(())
+          if unwritten == null && gathered.length < MaxGathered then pull(in)
+        else
+          unwritten = bytes.asByteBuffers.toArray
+          writeOn()
+
+      private def writing: Boolean = unwritten != null || gathered.nonEmpty
+
+      private def startWrite(): Unit =
+        if unwritten == null && gathered.nonEmpty then
+          unwritten = gathered.asByteBuffers.toArray
+          gathered = ByteString.empty
+          writeOn()
 
       // Writes what the socket takes now; the rest when it is writable again.
       private def writeOn(): Unit =
@@ -187,7 +212,8 @@ private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loo
             if remaining(unwritten) then loop.execute(awaitWritable)
             else
               unwritten = null
-              if closeWhenWritten then finishOutput()
+              if gathered.nonEmpty then startWrite()
+              else if closeWhenWritten then finishOutput()
               else if !isClosed(in) && !hasBeenPulled(in) then pull(in)
           catch case NonFatal(e) => fail(e)
 
@@ -197,7 +223,10 @@ private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loo
         i >= 0
 
       override def onUpstreamFinish(): Unit =
-        if unwritten != null then closeWhenWritten = true else finishOutput()
+        if writing then
+          closeWhenWritten = true
+          if !flushScheduled then startWrite()
+        else finishOutput()
 
       override def onUpstreamFailure(e: Throwable): Unit =
         abort()
@@ -243,3 +272,6 @@ private[io] final class SelectorConnectionStage(socket: () => SocketChannel, loo
     (logic, connected.future)
 
   private val ConnectTimer = "ConnectTimer"
+
+  // Bytes an outgoing connection gathers before it stops pulling and writes them.
+  private val MaxGathered = 64 * 1024

@@ -165,3 +165,44 @@ class SelectorTransportSpec extends AnyFlatSpec with Matchers:
     failure.getMessage should include("Bind failed")
     Await.result(taken.unbind(), 10.seconds)
   }
+
+  "An outgoing selector connection" should "connect, write what its stream pushes, and read the answer" in
+    withTransport {
+      given Materializer = Materializer(summon[ActorSystem])
+      val server = java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress)
+      val got = Promise[String]()
+      val peer = Thread { () =>
+        val socket = server.accept()
+        try
+          val request = new String(socket.getInputStream.readNBytes(10))
+          got.trySuccess(request)
+          socket.getOutputStream.write(s"answer to $request".getBytes)
+        finally socket.close()
+      }
+      peer.setDaemon(true)
+      peer.start()
+      try
+        val remote = InetSocketAddress("127.0.0.1", server.getLocalPort)
+        // Two elements, as an HTTP client renders a head and an entity, then the stream waits for the answer.
+        val (local, answer) = org.apache.pekko.stream.scaladsl.Source(List(ByteString("head:"), ByteString("body!")))
+          .concat(org.apache.pekko.stream.scaladsl.Source.maybe[ByteString])
+          .viaMat(SelectorConnect(summon[IoLoops], remote, 5.seconds, 16 * 1024))(Keep.right)
+          .fold(ByteString.empty)(_ ++ _).toMat(Sink.head)(Keep.both).run()
+        Await.result(local, 10.seconds).getAddress.isLoopbackAddress shouldBe true
+        Await.result(got.future, 10.seconds) shouldBe "head:body!"
+        Await.result(answer, 10.seconds).utf8String shouldBe "answer to head:body!"
+      finally server.close()
+    }
+
+  it should "fail, and fail what it materialises, when nothing listens at the address" in withTransport {
+    given Materializer = Materializer(summon[ActorSystem])
+    val closed = java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress)
+    val port = closed.getLocalPort
+    closed.close()
+    val (local, done) = org.apache.pekko.stream.scaladsl.Source.maybe[ByteString]
+      .viaMat(SelectorConnect(summon[IoLoops], InetSocketAddress("127.0.0.1", port), 5.seconds, 1024))(Keep.right)
+      .toMat(Sink.ignore)(Keep.both).run()
+    Await.ready(local, 10.seconds).value.get.failed.get.getMessage should include(s"127.0.0.1:$port")
+    Await.ready(done, 10.seconds).value.get.isFailure shouldBe true
+  }
+
