@@ -6,8 +6,10 @@ import bulkhead.lab.scenario.Load
 import java.nio.file.Path
 
 /**
- * Drives load at one URL on loopback and reports [[LoadFigures]]: wrk's closed loop, the JMeter ramp, the lab's own
- * closed-loop users, or vegeta's open loop. Raw outputs go into `dir` beside the figures.
+ * Drives load and reports [[LoadFigures]]: wrk's closed loop, the JMeter ramp, the lab's own closed-loop users, or
+ * vegeta's open loop. A scenario's load is a GET of one URL; a user's is their [[Requests]] (method, headers, body,
+ * HTTPS, several routes), which wrk, vegeta and the lab's own client send as given. Raw outputs go into `dir` beside
+ * the figures.
  */
 trait LoadDriver:
   /** Clients (connections, threads or users) at full load. */
@@ -22,6 +24,11 @@ trait LoadDriver:
   def openLoop: Boolean = false
   def describe(url: String): String
   def run(url: String, dir: Path): Either[String, LoadFigures]
+  def describe(requests: Requests): String = describe(requests.first.url.toString)
+  /** The user's requests; a driver that sends only a GET of one URL refuses any other. */
+  def run(requests: Requests, dir: Path): Either[String, LoadFigures] =
+    if requests.plainGet && !requests.https then run(requests.first.url.toString, dir)
+    else Left(s"${getClass.getSimpleName} sends a plain GET of one http:// URL; not ${requests.describe}")
 
 object LoadDriver:
   def of(load: Load): LoadDriver = load match

@@ -18,7 +18,7 @@ final class ZooFlags {
   /** Every flag some app reads: another is refused before the app is chosen, so even without a good --app. */
   private static final Set<String> Known = Set.of("--app", "--port", "--port-file", "--redis-uri", "--soap-endpoint",
       "--jdbc-url", "--io-threads", "--worker-threads", "--hold-ms", "--permits", "--event-loops", "--max-connections",
-      "--pool-size");
+      "--pool-size", "--virtual-threads", "--tls-port");
 
   private final Map<String, String> given;
   private final Set<String> read = new LinkedHashSet<>();
@@ -65,6 +65,15 @@ final class ZooFlags {
     read.add(flag);
     String value = given.get(flag);
     return value == null ? fallback : PeerOptions.number(Program, flag, value, min, max);
+  }
+
+  /** `flag` as `on` or `off`, `fallback` when absent. */
+  boolean onOff(String flag, boolean fallback) {
+    String value = text(flag, fallback ? "on" : "off");
+    if (!value.equals("on") && !value.equals("off")) {
+      PeerOptions.fail(Program, flag + " must be on or off, was '" + value + "'");
+    }
+    return value.equals("on");
   }
 
   String text(String flag, String fallback) {

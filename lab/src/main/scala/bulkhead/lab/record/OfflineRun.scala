@@ -1,0 +1,30 @@
+package bulkhead.lab.record
+
+import bulkhead.lab.model.{Answers, Latencies, LoadFigures}
+import bulkhead.lab.sample.{EventLoops, PoolSample, Sample, TimedDump, WaitGraph}
+
+/**
+ * Dumps taken without the lab (a production series, a JFR recording) as a run, so that the diagnosis reads them as it
+ * reads a run it sampled: each dump a sample (its pools and the resources its threads wait on), the rate through the
+ * service the one given (`--rate`: a dump holds no rate), the clients the requests in flight (the busy threads the
+ * dumps show, on average). The figures hold a rate as answers over a time: the rate is kept as answers over a nominal
+ * [[Seconds]], which keeps it to a thousandth of a request per second.
+ */
+object OfflineRun:
+  /** The nominal span of the figures that carry the given rate. */
+  val Seconds = 1000.0
+
+  def apply(name: String, source: String, dumps: Seq[TimedDump], rate: Option[Double], jdk: String = "?"): RunRecord =
+    val loops = dumps.foldLeft(Set.empty[String])((seen, d) => seen ++ EventLoops.frames(d.dump.threads))
+    val samples = dumps.map(d => Sample(d.second, PoolSample.of(d.dump, loops), None, None, None, None, None, None,
+      resources = WaitGraph.of(d.dump)))
+    val inFlight = samples.map(_.pools.map(_.busy).sum).sum.toDouble / samples.size.max(1)
+    val perSecond = rate.getOrElse(0.0)
+    val span = dumps.map(_.second).maxOption.getOrElse(0.0)
+    val figures = LoadFigures("recorded", rate.fold(s"$source; no rate given")(r => f"$source; $r%.2f req/s given"),
+      math.round(inFlight).toInt, Seconds, Answers(Map("2xx" -> math.round(perSecond * Seconds)), 0, 0, 0, 0),
+      Latencies.Empty, Nil)
+    val info = RunInfo(name, source, "recorded", "", figures.description, figures.clients, Nil, None, None, None, None,
+      "2xx", None, source, jdk, 0, "")
+    // From half a second before the first dump: every dump is of the measured phase (none is taken as a load starts).
+    RunRecord(info, figures, samples, 0.5, span, Nil, Nil)
