@@ -8,7 +8,9 @@ import bulkhead.lab.sample.{EventLoops, PoolSample, Sample, TimedDump, WaitGraph
  * reads a run it sampled: each dump a sample (its pools and the resources its threads wait on), the rate through the
  * service the one given (`--rate`: a dump holds no rate), the clients the requests in flight (the busy threads the
  * dumps show, on average). The figures hold a rate as answers over a time: the rate is kept as answers over a nominal
- * [[Seconds]], which keeps it to a thousandth of a request per second.
+ * [[Seconds]], which keeps it to a thousandth of a request per second. Without a rate the run says 1 req/s: which
+ * resource is full, and its chain, do not depend on the rate (a cap is size / occupancy x rate, set against the rate),
+ * only its hold and cap do, which a reader without a rate must not show.
  */
 object OfflineRun:
   /** The nominal span of the figures that carry the given rate. */
@@ -19,9 +21,9 @@ object OfflineRun:
     val samples = dumps.map(d => Sample(d.second, PoolSample.of(d.dump, loops), None, None, None, None, None, None,
       resources = WaitGraph.of(d.dump)))
     val inFlight = samples.map(_.pools.map(_.busy).sum).sum.toDouble / samples.size.max(1)
-    val perSecond = rate.getOrElse(0.0)
+    val perSecond = rate.getOrElse(1.0)
     val span = dumps.map(_.second).maxOption.getOrElse(0.0)
-    val figures = LoadFigures("recorded", rate.fold(s"$source; no rate given")(r => f"$source; $r%.2f req/s given"),
+    val figures = LoadFigures("recorded", rate.fold(s"$source; no rate given (1 req/s nominal)")(r => f"$source; $r%.2f req/s given"),
       math.round(inFlight).toInt, Seconds, Answers(Map("2xx" -> math.round(perSecond * Seconds)), 0, 0, 0, 0),
       Latencies.Empty, Nil)
     val info = RunInfo(name, source, "recorded", "", figures.description, figures.clients, Nil, None, None, None, None,

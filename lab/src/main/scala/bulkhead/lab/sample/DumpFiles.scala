@@ -25,6 +25,9 @@ object DumpFiles:
       if recordings.nonEmpty && fs.size > 1 then
         Left(s"a JFR recording is read on its own, not in a series with other files: ${recordings.head}")
       else if recordings.nonEmpty then JfrRecording.read(recordings.head, jfrEvery)
+      else if fs.exists(_.getFileName.toString.endsWith(".jfr")) then
+        // Named a recording, it is read as one: what is wrong with it is that it is not one.
+        JfrRecording.read(fs.find(_.getFileName.toString.endsWith(".jfr")).get, jfrEvery)
       else
         val dumps = fs.map(f => dump(f).map(f -> _))
         dumps.collectFirst { case Left(e) => e }.toLeft(dumps.collect { case Right(d) => d }).map(timed)

@@ -37,9 +37,10 @@ object JfrRecording:
 
   /** A JFR file, by its first bytes. */
   def isRecording(file: Path): Boolean =
-    Try(Files.newInputStream(file)).toOption.exists { in =>
+    Files.isRegularFile(file) && Try {
+      val in = Files.newInputStream(file)
       try in.readNBytes(4).sameElements(Magic) finally in.close()
-    }
+    }.getOrElse(false)
 
   /** A recording read into timed dumps every `every` seconds over its middle; or why it cannot be read. */
   def read(file: Path, every: Double): Either[String, Seq[TimedDump]] =
