@@ -27,12 +27,14 @@ object AnalyzeCommand extends LabCommand:
     OParser.sequence(programName("bulkhead lab analyze"), head(summary),
       arg[String]("FILE...").unbounded()
         .text("jcmd <pid> Thread.print -l > dump.txt; jcmd <pid> Thread.dump_to_file -format=json dump.json; several " +
-          "of either, or a folder of them (a series, in name order); or a JFR recording (record it with the lab's " +
+          "of either, or a folder of them (a series, in name order), each dump followed by a scrape of the service's " +
+          "Prometheus meters where there is one; or a JFR recording (record it with the lab's " +
           s"${JfrRecording.Settings}: jcmd <pid> JFR.start settings=bulkhead-waits.jfc duration=60s filename=waits.jfr)")
         .action((f, o) => o.copy(files = o.files :+ Path.of(f))),
       opt[Double]("rate").valueName("<req/s>")
         .text("the requests per second through the service while the evidence was taken (its own counter): gives " +
-          "the resource's hold time and cap")
+          "the resource's hold time and cap; without it, from the service's request counter when scrapes of its " +
+          "Prometheus meters lie beside the dumps")
         .validate(r => if r > 0 && !r.isInfinite then success else failure(s"--rate must be above 0 req/s, was $r"))
         .action((r, o) => o.copy(rate = Some(r))),
       opt[String]("every").valueName("<100ms>").text("a JFR recording read as a dump every this long, default 100ms")
@@ -61,8 +63,10 @@ object AnalyzeCommand extends LabCommand:
         if jfr then f"JFR recording ${o.files.head}: ${dumps.size} instants every ${o.every.toMillis} ms"
         else if dumps.size == 1 then s"thread dump ${o.files.head}"
         else s"series ${o.files.mkString(" ")}"
-      val record = OfflineRun("analyze", source, dumps, o.rate)
+      val metered = o.rate.fold(OfflineRun.meteredRate(dumps))(_ => None)
+      val rated = source + metered.fold("")(r => f"; $r%.2f req/s by the service's request counter in its scrapes")
+      val record = OfflineRun("analyze", rated, dumps, o.rate.orElse(metered))
       val deadlocks = dumps.flatMap(d => Deadlocks.of(d.dump)).distinct
       val single = Option.when(dumps.size == 1)(dumps.head.dump)
-      (EvidenceReport.render(record, source, single, o.rate.isDefined, deadlocks), deadlocks.nonEmpty)
+      (EvidenceReport.render(record, rated, single, o.rate.orElse(metered).isDefined, deadlocks), deadlocks.nonEmpty)
     }

@@ -36,7 +36,9 @@ object ThreadPoolReader extends ResourceReader:
     val metricLabels = window.flatMap(_.metrics.toSeq.flatMap(_.pools.map(_.label))).distinct
     val names = window.flatMap(_.pools.filter(_.threads > 0).map(_.pool)).distinct
     names.flatMap { name =>
-      val label = metricLabels.find(l => name.endsWith(l))
+      // bulkhead's gauges name a pool by its configuration path's end; a server's meters by the prefix of its threads'
+      // names (Tomcat's `http-nio-8080` for its `http-nio-8080-exec-N` threads).
+      val label = metricLabels.find(l => name.endsWith(l) || name.startsWith(s"$l-"))
       val seen = window.map(_.pools.find(_.pool == name))
       val busy = seen.map(_.map(_.busy.toDouble).getOrElse(0.0))
       val blocked = mean(seen.map(_.map(_.blocked.toDouble).getOrElse(0.0)))
@@ -81,13 +83,19 @@ object ThreadPoolReader extends ResourceReader:
         val waits = seen.flatten.flatMap(_.waits).groupMapReduce(_._1)(_._2)(_ + _).maxByOption(_._2).map(_._1)
         val doing = waits.fold("")(w => s", busy threads mostly " + (if PoolSample.Terminal(w) || resources(w) then
           WaitResources.describe(w, Map.empty) else s"wait for a result another thread hands over ($w)"))
+        // The pool's own meters beside the dumps' reading, by the meters' names.
+        val metered = for
+          l <- label
+          m <- window.flatMap(_.metrics.flatMap(_.pool(l)).flatMap(_.meter)).lastOption
+          g <- gauged
+        yield f" ($m ${mean(g)}%.1f of ${size}%.0f" + queuedTasks.fold("")(q => f", $q%.1f queued") + ")"
         Some(Measured(if loop then Resource.EventLoop else Resource.Pool, subject, size, occupancy, rate,
           mostly(occupancySeries.map(_ >= size * Diagnosis.FullShare)), queuedTasks,
           f"${occupancy}%.1f of ${size}%.0f threads busy (in $frame), ${rate}%.1f tasks/s through it " +
             s"(${if counted.isDefined then "its executor's counter" else "every answer crosses it"})",
           frame = Some(frame), heldByGaugeOnly = active.isDefined && !dumpSeesHeld,
           chain = Seq(f"${if loop then "event loop " else ""}$subject: ${occupancy}%.1f of ${size}%.0f threads busy " +
-            s"in $frame$doing")))
+            s"in $frame${metered.getOrElse("")}$doing")))
     }
 
   def fix(m: Measured, run: RunView): Option[Fix] =

@@ -2,7 +2,7 @@ package bulkhead.lab.diagnose
 
 /**
  * A reader of a resource found from waits ([[WaitResources]]): it claims the waits of its kind, and sizes them (the
- * holders while threads queue, unless the kind has a known size).
+ * holders while threads queue, unless the kind has a known size, or the service's meters give it: [[MeteredPool]]).
  */
 abstract class WaitReader extends ResourceReader:
   /** True when `w` is this kind of resource; the readers of [[ResourceReader.FromWaits]] claim disjoint waits. */
@@ -12,7 +12,11 @@ abstract class WaitReader extends ResourceReader:
 
   def read(run: RunView): Seq[Measured] =
     val outbound = WaitResources.outbound(run)
-    WaitResources.of(run).filter(claims).map(w => w.measured(resource, size(w), unit, run, outbound))
+    val metered = MeteredPool.of(run.window)
+    WaitResources.of(run).filter(claims).map { w =>
+      val meter = MeteredPool.matching(metered, Measured.mean(w.holders), Measured.mean(w.waiters))
+      w.measured(resource, meter.flatMap(_.size).getOrElse(size(w)), unit, run, outbound, meter)
+    }
 
   protected def lockLike(w: WaitResource): Boolean =
     w.first.kind == "monitor" || Seq("ReentrantLock", "ReentrantReadWriteLock", "StampedLock").exists(w.blocker.contains)

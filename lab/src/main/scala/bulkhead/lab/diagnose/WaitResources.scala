@@ -31,16 +31,22 @@ final case class WaitResource(key: String, samples: Seq[Option[ResourceSample]])
   /** Another resource its holders mostly queue on: then this one is a symptom of that one. */
   def waitsOn: Option[String] = mostlyHolders.filterNot(PoolSample.Terminal)
 
-  /** The resource measured as `resource`, of `size` units of `unit`. */
-  def measured(resource: Resource, size: Double, unit: String, run: RunView, outbound: Map[String, Double]): Measured =
-    val occupancy = mean(holders).min(size)
+  /**
+   * The resource measured as `resource`, of `size` units of `unit`; with a `meter` (the service's own figures of it),
+   * the units in use are the meter's, shown beside what the dumps saw.
+   */
+  def measured(resource: Resource, size: Double, unit: String, run: RunView, outbound: Map[String, Double],
+      meter: Option[MeteredPool] = None): Measured =
+    val occupancy = meter.flatMap(_.inUse).getOrElse(mean(holders)).min(size)
+    val metered = meter.fold("")(m => s" (${m.describe})")
     val what = mostlyHolders.fold("nothing seen")(WaitResources.describe(_, outbound))
     val pools = waiterPools.toSeq.sortBy(-_._2).map((p, n) => f"$n%.1f of $p").mkString(", ")
     Measured(resource, site, size, occupancy, run.answeredRate, saturated, Some(mean(waiters)),
       f"${mean(waiters)}%.1f threads wait at $site for $blocker ($pools), ${occupancy}%.1f of ${size}%.0f $unit held" +
-        holderFrame.fold("")(f => s" (in $f)") + s", the holders $what",
+        metered + holderFrame.fold("")(f => s" (in $f)") + s", the holders $what",
       frame = holderFrame.orElse(caller), key = Some(key), waitsOn = waitsOn,
-      chain = Seq(f"${resource.key} at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting",
+      chain = Seq(f"${resource.key} at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting" +
+        metered,
         s"holders $what"))
 
 object WaitResources:

@@ -24,13 +24,6 @@ final case class PoolMeter(family: String, id: Map[String, String], unit: String
   def label: String = if id.isEmpty then family else id.toSeq.sortBy(_._1).map(_._2).mkString(",")
   /** The units in use: the in-use meter, else the size less the idle ones. */
   def used: Option[Double] = inUse.map(_.value).orElse(for s <- size; i <- idle yield (s.value - i.value).max(0))
-  /** `hikaricp_connections_active 10 of 10, 31 pending`: its figures as the meters name them. */
-  def describe: String =
-    val use = inUse.map(m => s"${m.meter} ${PoolMeter.number(m.value)}")
-      .orElse(used.map(u => s"${PoolMeter.number(u)} ${unit} in use (${idle.get.meter})"))
-    val of = size.map(s => s" of ${PoolMeter.number(s.value)}").getOrElse("")
-    val queue = waiting.map(w => s", ${PoolMeter.number(w.value)} ${PoolMeter.waitingWord(w.meter)}").getOrElse("")
-    use.map(_ + of + queue).getOrElse(size.fold(label)(s => s"${s.meter} ${PoolMeter.number(s.value)}"))
 
 object PoolMeter:
   /** Words naming what a unit is. */
@@ -45,10 +38,6 @@ object PoolMeter:
     "started", "timeout", "creation", "acquire", "idle", "total", "config", "pool", "count", "sum", "bucket", "seconds")
   /** A tag that splits one pool's figures (a state, a bucket, a request's attributes), not one pool from another. */
   private val NotIdentity = Set("le", "quantile", "state", "status", "outcome", "method", "uri", "exception", "error")
-
-  private def number(v: Double): String = if v == math.rint(v) then f"$v%.0f" else f"$v%.1f"
-  private def waitingWord(meter: String): String =
-    words(meter).find(WaitingWords).map(w => if w == "jobs" then "queued" else w).getOrElse("waiting")
 
   private def words(name: String): Seq[String] = name.split('_').toSeq.filter(_.nonEmpty)
 

@@ -16,9 +16,18 @@ object OfflineRun:
   /** The nominal span of the figures that carry the given rate. */
   val Seconds = 1000.0
 
+  /**
+   * The rate of 2xx answers the service's own request counter (`http_server_requests_seconds_count`) gives over
+   * scrapes taken beside the dumps: the first and the last that have it, at their dumps' times.
+   */
+  def meteredRate(dumps: Seq[TimedDump]): Option[Double] =
+    val points = dumps.flatMap(d => d.metrics.map(m => d.second -> m.answeredByClass.getOrElse("2xx", 0.0)))
+      .filter(_._2 > 0)
+    for (t0, n0) <- points.headOption; (t1, n1) <- points.lastOption if t1 > t0 && n1 > n0 yield (n1 - n0) / (t1 - t0)
+
   def apply(name: String, source: String, dumps: Seq[TimedDump], rate: Option[Double], jdk: String = "?"): RunRecord =
     val loops = dumps.foldLeft(Set.empty[String])((seen, d) => seen ++ EventLoops.frames(d.dump.threads))
-    val samples = dumps.map(d => Sample(d.second, PoolSample.of(d.dump, loops), None, None, None, None, None, None,
+    val samples = dumps.map(d => Sample(d.second, PoolSample.of(d.dump, loops), None, None, None, None, None, d.metrics,
       resources = WaitGraph.of(d.dump)))
     val inFlight = samples.map(_.pools.map(_.busy).sum).sum.toDouble / samples.size.max(1)
     val perSecond = rate.getOrElse(1.0)

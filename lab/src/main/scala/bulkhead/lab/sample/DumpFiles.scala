@@ -1,5 +1,7 @@
 package bulkhead.lab.sample
 
+import bulkhead.lab.model.MetricsReading
+
 import java.nio.file.{Files, Path}
 import java.time.{Instant, LocalDateTime, ZoneOffset}
 import scala.jdk.CollectionConverters.*
@@ -11,7 +13,8 @@ import scala.util.Try
  * `jcmd <pid> Thread.dump_to_file -format=json` dump (with virtual threads); or one JFR recording ([[JfrRecording]]).
  * Each file's kind is read from its content, not its name. A dump's time is the one it states (a text dump's
  * `yyyy-MM-dd HH:mm:ss` line, a JSON dump's `time`), counted from the first; a series in which a dump states none
- * is spaced a second apart.
+ * is spaced a second apart. A scrape of the service's Prometheus meters among them (`curl .../metrics > m-1.txt`,
+ * taken beside a dump) goes with the dump before it in order: the meters' figures of that instant.
  */
 object DumpFiles:
   /** A text dump's time line, as jcmd and jstack print it under the pid. */
@@ -29,9 +32,22 @@ object DumpFiles:
         // Named a recording, it is read as one: what is wrong with it is that it is not one.
         JfrRecording.read(fs.find(_.getFileName.toString.endsWith(".jfr")).get, jfrEvery)
       else
-        val dumps = fs.map(f => dump(f).map(f -> _))
-        dumps.collectFirst { case Left(e) => e }.toLeft(dumps.collect { case Right(d) => d }).map(timed)
+        val read = fs.map(f => evidence(f).map(f -> _))
+        read.collectFirst { case Left(e) => e }.toLeft(read.collect { case Right(d) => d }).flatMap { all =>
+          // Each scrape goes with the dump before it.
+          val paired = all.foldLeft(Vector.empty[(Path, (Option[Instant], ThreadDump), Option[MetricsReading])]) {
+            case (done, (f, Left(m))) if done.nonEmpty => done.init :+ done.last.copy(_3 = Some(m))
+            case (done, (f, Left(_))) => done
+            case (done, (f, Right(d))) => done :+ (f, d, None)
+          }
+          if paired.isEmpty then Left(s"no thread dump among ${fs.mkString(" ")}: only meters") else Right(timed(paired))
+        }
     }
+
+  /** A file of evidence: a dump, or a scrape of Prometheus meters. */
+  private def evidence(file: Path): Either[String, Either[MetricsReading, (Option[Instant], ThreadDump)]] =
+    Try(Files.readString(file)).toOption.filter(t => t.contains("# TYPE ") && MetricsReading.lines(t).nonEmpty)
+      .map(t => Right(Left(MetricsReading.parse(t)))).getOrElse(dump(file).map(Right(_)))
 
   /** The files to read: the ones given, or a folder's (not hidden) by name; each one must exist. */
   def files(paths: Seq[Path]): Either[String, Seq[Path]] =
@@ -66,9 +82,9 @@ object DumpFiles:
     TextTime.findFirstMatchIn(text.take(4000)).flatMap(m => Try(LocalDateTime.parse(m.group(1).replace(' ', 'T'))
       .toInstant(ZoneOffset.UTC)).toOption)
 
-  private def timed(dumps: Seq[(Path, (Option[Instant], ThreadDump))]): Seq[TimedDump] =
+  private def timed(dumps: Seq[(Path, (Option[Instant], ThreadDump), Option[MetricsReading])]): Seq[TimedDump] =
     val times = dumps.map(_._2._1)
     if times.forall(_.isDefined) then
       val t0 = times.flatten.map(_.toEpochMilli).min
-      dumps.map { case (_, (t, d)) => TimedDump((t.get.toEpochMilli - t0) / 1000.0, d) }.sortBy(_.second)
-    else dumps.zipWithIndex.map { case ((_, (_, d)), i) => TimedDump(i.toDouble, d) }
+      dumps.map { case (_, (t, d), m) => TimedDump((t.get.toEpochMilli - t0) / 1000.0, d, m) }.sortBy(_.second)
+    else dumps.zipWithIndex.map { case ((_, (_, d), m), i) => TimedDump(i.toDouble, d, m) }

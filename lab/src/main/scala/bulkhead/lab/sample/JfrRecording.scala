@@ -1,5 +1,6 @@
 package bulkhead.lab.sample
 
+import bulkhead.lab.model.MetricsReading
 import jdk.jfr.consumer.{RecordedEvent, RecordedFrame, RecordedThread, RecordingFile}
 
 import java.io.IOException
@@ -144,5 +145,8 @@ object JfrRecording:
   private def virtual(t: RecordedThread): Boolean =
     Try(classOf[RecordedThread].getMethod("isVirtual").invoke(t).asInstanceOf[Boolean]).getOrElse(false)
 
-/** A thread dump and when it was taken, in seconds from the first of its series. */
-final case class TimedDump(second: Double, dump: ThreadDump)
+/**
+ * A thread dump and when it was taken, in seconds from the first of its series, with the service's meters scraped
+ * beside it when there was a scrape.
+ */
+final case class TimedDump(second: Double, dump: ThreadDump, metrics: Option[MetricsReading] = None)
