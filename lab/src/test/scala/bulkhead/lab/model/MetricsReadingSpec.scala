@@ -4,6 +4,7 @@ import bulkhead.lab.process.Stack
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 
@@ -11,6 +12,7 @@ import java.nio.file.Files
  * Every metric the diagnosis reads, read from the real service's /metrics after a real enrichment call: a name that
  * drifts (a unit Prometheus appends, a renamed meter) would leave the diagnosis blind to that resource.
  */
+@Slow
 class MetricsReadingSpec extends AnyFlatSpec with Matchers:
   private def readAfterOneCall(mode: String, extra: Seq[String]): MetricsReading =
     val stack = Stack(Fixtures.launch, Files.createTempDirectory(s"lab-metrics-$mode"))

@@ -6,6 +6,7 @@ import bulkhead.lab.testkit.Fixtures
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
@@ -17,6 +18,7 @@ import scala.concurrent.duration.*
  * The zoo's servers, started as the lab starts them: /hello and /work answered, /work held by the app's one capped
  * resource (requests at once take as long as the resource serialises them), and bad flags refused by name.
  */
+@Slow
 class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val launch = Fixtures.launch
   private val stack = Stack(launch, Files.createTempDirectory("lab-zoo"))
