@@ -45,8 +45,7 @@ object FaultsCommand extends LabCommand:
             failure(s"unknown SOAP mode '$bad' in --soap-modes; modes: ${FaultSuiteSettings.Modes.mkString(", ")}")
           case None => success)
         .action((ms, o) => o.copy(modes = Some(ms.map(_.trim).filter(_.nonEmpty).distinct))),
-      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-faults-short)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "faults-short")((o, d) => o.copy(out = Some(d))),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>

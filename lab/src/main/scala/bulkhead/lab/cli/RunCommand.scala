@@ -32,8 +32,7 @@ object RunCommand extends LabCommand:
         .validate(n => if n >= 1 && n <= Scenario.MaxCpus then success
           else failure(s"--cpus must be 1..${Scenario.MaxCpus}, was $n"))
         .action((n, o) => o.copy(cpus = Some(n))),
-      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-scenarios)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "scenarios")((o, d) => o.copy(out = Some(d))),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
