@@ -37,10 +37,8 @@ object AnalyzeCommand extends LabCommand:
           "Prometheus meters lie beside the dumps")
         .validate(r => if r > 0 && !r.isInfinite then success else failure(s"--rate must be above 0 req/s, was $r"))
         .action((r, o) => o.copy(rate = Some(r))),
-      opt[String]("every").valueName("<100ms>").text("a JFR recording read as a dump every this long, default 100ms")
-        .validate(v => if CommonFlags.duration(v).isDefined then success
-          else failure(s"--every must be like 100ms or 1s, was '$v'"))
-        .action((v, o) => o.copy(every = CommonFlags.duration(v).get)),
+      CommonFlags.durationFlag(b, "every", "a JFR recording read as a dump every this long", "100ms")(
+        (o, d) => o.copy(every = d)),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>

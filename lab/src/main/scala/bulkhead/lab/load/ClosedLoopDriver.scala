@@ -1,6 +1,7 @@
 package bulkhead.lab.load
 
 import bulkhead.lab.model.{LoadFigures, RouteFigures}
+import bulkhead.lab.record.RequestLog
 
 import java.nio.file.Path
 import scala.concurrent.duration.*

@@ -90,7 +90,7 @@ class AnalyzeCommandSpec extends AnyFlatSpec with Matchers:
     Seq(fixture("wrk-pool4-c16-jdk25.txt").toString) -> "not a thread dump",
     Seq(fixture("vm-version-jdk25.txt").toString, fixture("threaddump-pool4-jdk25.txt").toString) -> "not a thread dump",
     Seq("--rate", "0", fixture("threaddump-pool4-jdk25.txt").toString) -> "--rate must be above 0",
-    Seq("--every", "soon", fixture("threaddump-pool4-jdk25.txt").toString) -> "--every must be like").foreach {
+    Seq("--every", "soon", fixture("threaddump-pool4-jdk25.txt").toString) -> "--every must be a duration").foreach {
     (args, said) =>
       it should s"refuse ${args.map(a => Path.of(a).getFileName).mkString(" ")} with one line and exit 2" in {
         val (code, out, err) = run(args*)
