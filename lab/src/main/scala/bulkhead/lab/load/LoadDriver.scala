@@ -4,6 +4,7 @@ import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.scenario.Load
 
 import java.nio.file.Path
+import scala.concurrent.duration.FiniteDuration
 
 /**
  * Drives load and reports [[LoadFigures]]: wrk's closed loop, the JMeter ramp, the lab's own closed-loop users, or
@@ -35,6 +36,21 @@ object LoadDriver:
     case w: Load.Wrk => WrkDriver(w.threads.min(w.connections), w.connections, w.duration, w.timeout, w.closeEach)
     case r: Load.Ramp => RampLoadDriver(r)
     case o: Load.Open => VegetaDriver(o.rate.getOrElse(throw IllegalArgumentException(NoRate)), o.duration, o.timeout)
+
+  /**
+   * The closed loop for a user's requests: wrk (`threads`, `connections`) when it is installed and the requests go to
+   * one host, else the lab's own client with `connections` users, which needs no tool and loads several hosts (the
+   * replicas of a fleet, each its own URL).
+   */
+  def closedLoop(requests: Requests, threads: Int, connections: Int, duration: FiniteDuration,
+      timeout: FiniteDuration): LoadDriver =
+    if requests.oneOrigin && installed("wrk") then WrkDriver(threads.min(connections), connections, duration, timeout)
+    else ClosedLoopDriver(connections, duration, timeout)
+
+  /** A program of that name on the PATH. */
+  def installed(program: String): Boolean =
+    sys.env.getOrElse("PATH", "").split(java.io.File.pathSeparatorChar).filter(_.nonEmpty)
+      .exists(d => java.nio.file.Files.isExecutable(java.nio.file.Path.of(d, program)))
 
   /** An open scenario without `load.rate` runs under `lab capacity` only, which finds the rate. */
   val NoRate = "an open loop without load.rate runs under lab capacity only (which steps the rate up to a top it " +

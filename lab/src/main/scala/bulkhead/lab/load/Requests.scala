@@ -43,5 +43,6 @@ object Requests:
       b <- body.fold(Right(scala.collection.immutable.ArraySeq.empty[Byte]))(Request.body)
     yield Requests(Seq(Request(m, u, hs, b)), insecure)
 
-  private[load] def sequence[A](xs: Seq[Either[String, A]]): Either[String, Seq[A]] =
+  /** The values, or the first error among them. */
+  def sequence[A](xs: Seq[Either[String, A]]): Either[String, Seq[A]] =
     xs.collectFirst { case Left(e) => e }.toLeft(xs.collect { case Right(a) => a })

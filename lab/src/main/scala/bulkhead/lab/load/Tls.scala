@@ -1,9 +1,10 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.process.AnyCertificate
+
 import java.io.IOException
 import java.net.{InetSocketAddress, Socket}
-import java.security.cert.X509Certificate
-import javax.net.ssl.{SSLContext, SSLHandshakeException, SSLSocket, SSLSocketFactory, TrustManager, X509TrustManager}
+import javax.net.ssl.{SSLHandshakeException, SSLSocket, SSLSocketFactory}
 
 /**
  * TLS for a load over `https://`: the JDK's trust (its CA certificates, the host name checked) unless the load is
@@ -14,7 +15,8 @@ import javax.net.ssl.{SSLContext, SSLHandshakeException, SSLSocket, SSLSocketFac
 object Tls:
   /** Sockets for a load's requests: checked ones, or for `insecure` ones that take any certificate. */
   def factory(insecure: Boolean): SSLSocketFactory =
-    if !insecure then SSLSocketFactory.getDefault.asInstanceOf[SSLSocketFactory] else trustingEverything.getSocketFactory
+    if !insecure then SSLSocketFactory.getDefault.asInstanceOf[SSLSocketFactory]
+    else AnyCertificate.context.getSocketFactory
 
   /** `socket`, connected, wrapped in TLS to `host` and its handshake done; the host's name is checked unless trusted. */
   def wrap(factory: SSLSocketFactory, socket: Socket, host: String, port: Int, checkName: Boolean): SSLSocket =
@@ -46,12 +48,3 @@ object Tls:
           "whose certificate is self-signed")
       case e: IOException => Left(s"cannot reach ${r.origin} for its TLS handshake: $e")
     finally socket.close()
-
-  private lazy val trustingEverything: SSLContext =
-    val trustAll = new X509TrustManager:
-      def checkClientTrusted(chain: Array[X509Certificate], authType: String): Unit = ()
-      def checkServerTrusted(chain: Array[X509Certificate], authType: String): Unit = ()
-      def getAcceptedIssuers: Array[X509Certificate] = Array.empty
-    val context = SSLContext.getInstance("TLS")
-    context.init(null, Array[TrustManager](trustAll), null)
-    context

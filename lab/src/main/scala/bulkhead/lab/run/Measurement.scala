@@ -1,6 +1,6 @@
 package bulkhead.lab.run
 
-import bulkhead.lab.load.LoadDriver
+import bulkhead.lab.load.{LoadDriver, Requests}
 import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.record.{LogLine, NodeSamples, RunInfo, RunRecord}
 import bulkhead.lab.sample.{ProcessSampler, Sample}
@@ -33,10 +33,19 @@ object Measurement:
    */
   def runNodes(driver: LoadDriver, url: String, dir: Path, samplers: Seq[ProcessSampler], every: FiniteDuration,
       progress: String => Unit): Either[String, Seq[Outcome]] =
+    sampledWhile(driver, () => driver.run(url, dir), samplers, every, progress)
+
+  /** The same loop with the user's requests (method, headers, body, several routes) in place of a GET of one URL. */
+  def runNodes(driver: LoadDriver, requests: Requests, dir: Path, samplers: Seq[ProcessSampler], every: FiniteDuration,
+      progress: String => Unit): Either[String, Seq[Outcome]] =
+    sampledWhile(driver, () => driver.run(requests, dir), samplers, every, progress)
+
+  private def sampledWhile(driver: LoadDriver, drive: () => Either[String, LoadFigures], samplers: Seq[ProcessSampler],
+      every: FiniteDuration, progress: String => Unit): Either[String, Seq[Outcome]] =
     require(samplers.nonEmpty, "no process to sample")
     val result = AtomicReference[Either[String, LoadFigures]]()
     val load = Thread(() => result.set(
-      try driver.run(url, dir) catch case e: Exception => Left(s"load driver failed: ${e.getMessage}")), "lab-load")
+      try drive() catch case e: Exception => Left(s"load driver failed: ${e.getMessage}")), "lab-load")
     val threads = Executors.newFixedThreadPool(samplers.size, task =>
       val t = Thread(task, "lab-sampler")
       t.setDaemon(true)

@@ -1,10 +1,10 @@
 package bulkhead.lab.run
 
-import bulkhead.lab.load.LoadDriver
+import bulkhead.lab.load.{LoadDriver, Requests}
 import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
 import bulkhead.lab.process.Stack
 import bulkhead.lab.record.{CapacityStep, RecordJson, RunInfo, RunRecord}
-import bulkhead.lab.sample.Sample
+import bulkhead.lab.sample.{MeteredSampler, MetricsScrape, Sample}
 
 import java.nio.file.{Files, Path}
 import java.time.Instant
@@ -15,8 +15,14 @@ import scala.concurrent.duration.*
  * series of samples alone ([[series]]), sampling it every `every`. A run is refused when no thread dump came (a JVM
  * of another user, one that is gone), recorded with the JVM's own JDK and cores, and written as `result.json`. The
  * one way `lab diagnose`, `lab capacity --pid` and `lab threads` measure a running JVM.
+ *
+ * Several JVMs (`opens`, the replicas of one service) are a fleet: under the user's requests ([[loadedFleet]]) each is
+ * sampled in the same rounds and recorded as a node of the run, as a cluster's nodes are, so that a resource full on
+ * every replica caps the fleet at the sum of theirs. Measured alone, the first one is.
  */
-final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit):
+final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String => Unit):
+  def this(open: OpenJvm, every: FiniteDuration, say: String => Unit) = this(Seq(open), every, say)
+  private val open = opens.head
   private val jvm = open.jvm
   private val sampler = open.sampler
 
@@ -30,6 +36,30 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
       val clients = if driver.openLoop then f.clients else driver.concurrency
       val record = Measurement.record(info(name, s"${jvm.label}: ${driver.describe(url)}", url, f, clients, started)
         .copy(capacityStep = step), driver, Seq(m), Nil, Nil, Nil)
+      RecordJson.write(record, dir)
+      record
+    }
+
+  /**
+   * `driver` sends the user's `requests` while every JVM of the run is sampled in the same rounds; the run, its nodes
+   * the JVMs in the order given (the first is the one named in its lines), written into `dir`.
+   */
+  def loadedFleet(driver: LoadDriver, requests: Requests, dir: Path, name: String = jvm.key,
+      step: Option[CapacityStep] = None): Either[String, RunRecord] =
+    Files.createDirectories(dir)
+    val started = Instant.now()
+    val url = requests.targets.map(_.url.toString).distinct.mkString(" ")
+    val labels = opens.map(_.jvm.label)
+    val sampled = if opens.size == 1 then jvm.label else s"${opens.size} replicas (${labels.mkString(", ")})"
+    Measurement.runNodes(driver, requests, dir, opens.map(_.sampler), every, say).flatMap { outcomes =>
+      outcomes.zip(opens).map((m, o) => if m.samples.forall(_.pools.isEmpty) then Left(noDump(o)) else Right(m))
+        .collectFirst { case Left(e) => e }.toLeft(outcomes)
+    }.map { outcomes =>
+      val f = outcomes.head.figures
+      val clients = if driver.openLoop then f.clients else driver.concurrency
+      val base = info(name, s"$sampled: ${driver.describe(requests)}", url, f, clients, started)
+      val record = Measurement.record((if opens.size == 1 then base else base.copy(target = sampled, nodes = labels))
+        .copy(capacityStep = step), driver, outcomes, labels.drop(1), Nil, Nil)
       RecordJson.write(record, dir)
       record
     }
@@ -89,8 +119,10 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
       if more(n) && wait > 0 then Thread.sleep(wait)
     taken.result()
 
-  private def noDump: String =
-    s"no thread dump of ${jvm.label}: " + sampler.lastDumpError.getOrElse(jvm match
+  private def noDump: String = noDump(open)
+
+  private def noDump(open: OpenJvm): String =
+    s"no thread dump of ${open.jvm.label}: " + open.sampler.lastDumpError.getOrElse(open.jvm match
       case RunningJvm.ByPid(_) => "is it a JVM of this user?"
       case RunningJvm.ByJmx(_, _) => "the agent gave none")
 
@@ -109,3 +141,19 @@ object ProcessRun:
   def on[A](jvm: RunningJvm, every: FiniteDuration, say: String => Unit)(
       body: ProcessRun => Either[String, A]): Either[String, A] =
     jvm.open().flatMap(open => try body(ProcessRun(open, every, say)) finally open.close())
+
+  /**
+   * Opens every JVM of a fleet (one, or each replica), each sampled with a scrape of its meters where `metrics` gives
+   * one (in the same order), runs `body` on them and closes them: Left when one cannot be reached.
+   */
+  def onAll[A](jvms: Seq[RunningJvm], metrics: Seq[MetricsScrape], every: FiniteDuration, say: String => Unit)(
+      body: ProcessRun => Either[String, A]): Either[String, A] =
+    val opened = jvms.map(_.open())
+    try
+      opened.collectFirst { case Left(e) => e }.toLeft(opened.collect { case Right(o) => o }).flatMap { opens =>
+        val metered = opens.zipAll(metrics.map(Some(_)), null, None).collect { case (o, m) if o != null =>
+          m.fold(o)(scrape => o.copy(sampler = MeteredSampler(o.sampler, scrape)))
+        }
+        body(ProcessRun(metered, every, say))
+      }
+    finally opened.collect { case Right(o) => o }.foreach(_.close())

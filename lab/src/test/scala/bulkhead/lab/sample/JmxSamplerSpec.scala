@@ -86,7 +86,7 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
   it should "serve lab diagnose --jmx --no-load and lab threads --jmx, with the JVM's own JDK and cores" in
     withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (_, address) =>
       val dir = Files.createTempDirectory("diagnose-jmx")
-      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Some(address)), noLoad = true, duration = 2.seconds, every = 1.second)
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Seq(address)), noLoad = true, duration = 2.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       record.info.name shouldBe s"jmx-127.0.0.1-${address.port}"
       record.info.target shouldBe s"jmx 127.0.0.1:${address.port}"
