@@ -116,14 +116,18 @@ private final class DiagnosisOf(r: RunRecord):
     val size = each.map(_.size).sum
     val occupancy = each.map(_.occupancy).sum
     val rate = each.map(_.rate).sum
-    val unit = if first.resource == Resource.HostPool then "connections in use" else "threads busy"
-    val through = if first.resource == Resource.HostPool then "calls" else "tasks"
+    val threads = first.resource == Resource.Pool || first.resource == Resource.EventLoop
+    val unit = if first.resource == Resource.HostPool then "connections in use" else if threads then "threads busy"
+      else s"${unitOf(first)} held"
+    val through = if first.resource == Resource.HostPool then "calls" else if threads then "tasks" else "requests"
     Measured(first.resource, first.subject, size, occupancy, rate, each.forall(_.saturated),
       Option(each.flatMap(_.queued)).filter(_.size == n).map(_.sum),
       f"${occupancy / n}%.1f of ${size / n}%.0f $unit on each of $n nodes (" +
         each.map(m => f"${m.occupancy}%.1f").mkString(", ") + first.frame.fold("")(f => s"; in $f") +
         f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame,
-      heldByGaugeOnly = each.exists(_.heldByGaugeOnly))
+      heldByGaugeOnly = each.exists(_.heldByGaugeOnly), key = first.key, waitsOn = first.waitsOn,
+      ownRate = each.forall(_.ownRate),
+      chain = first.chain.headOption.map(c => s"$c (each of $n nodes)").toSeq ++ first.chain.drop(1))
 
 
   private val cpu: Seq[Measured] = CpuReader.read(view)
@@ -142,10 +146,16 @@ private final class DiagnosisOf(r: RunRecord):
 
   /**
    * Resources found from what the front's threads wait on (locks, semaphores, connection pools...). One whose holders
-   * mostly queue on another found resource is that one's symptom: the chain leads past it.
+   * mostly queue on another found resource is that one's symptom: the chain leads past it. Of several nodes (a
+   * cluster, a fleet of replicas), one found on every node is one resource of them all, as a pool is.
    */
   private val waited: Seq[Measured] =
-    val all = ResourceReader.FromWaits.flatMap(_.read(view))
+    val front = ResourceReader.FromWaits.flatMap(_.read(view))
+    val all = if nodes.size == 1 then front else
+      val each = nodes.map(n => ResourceReader.FromWaits.flatMap(_.read(view.copy(window = n.samples,
+        answeredRate = answeredRate / nodes.size))))
+      front.map(m => each.map(_.find(o => o.resource == m.resource && o.key == m.key)))
+        .zip(front).map((found, m) => if found.forall(_.isDefined) then acrossNodes(found.flatten) else m)
     val keys = all.flatMap(_.key).toSet
     all.filterNot(_.waitsOn.exists(keys))
 
@@ -172,10 +182,16 @@ private final class DiagnosisOf(r: RunRecord):
   private def declared(m: Measured): String =
     r.info.declaredWorkSeconds.filter(_ => m.resource == Resource.Pool).fold("")(w => s" (the seed's work: ${fmt(w)} s)")
 
-  private def valid(c: Double) = c >= X * (1 - Noise)
+  private def valid(c: Double, through: Double = X) = c >= through * (1 - Noise)
 
   /** A resource caps a run only when what flowed through it is near its cap: one with room left did not bind it. */
-  private def binds(c: Double) = c <= X / Diagnosis.BindsFrom
+  private def binds(c: Double, through: Double = X) = c <= through / Diagnosis.BindsFrom
+
+  /**
+   * What flowed through `m`: the rate its own counter measured (a pool only some routes use), else the run's
+   * throughput (every answer crosses it).
+   */
+  private def through(m: Measured): Double = if m.ownRate then m.rate else X
 
   /**
    * The saturated resource with the smallest cap. A full CPU is named only when no held resource binds: threads held
@@ -186,10 +202,10 @@ private final class DiagnosisOf(r: RunRecord):
    * wait for a core.
    */
   private val chosen: Option[Measured] =
-    val saturated = candidates.filter(m => m.saturated && valid(m.cap) && binds(m.cap))
+    val saturated = candidates.filter(m => m.saturated && valid(m.cap, through(m)) && binds(m.cap, through(m)))
     val cpuFull = saturated.exists(_.resource == Resource.Cpu)
     val full = saturated.filterNot(m => cpuFull && m.heldByGaugeOnly).sortBy(_.cap)
-    val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= X * (1 + Binding))
+    val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= through(m) * (1 + Binding))
     val among = if held.nonEmpty then held else full
     among.headOption.map(least => among.filter(_.cap <= least.cap * (1 + Noise)).minBy(order))
 
@@ -204,7 +220,8 @@ private final class DiagnosisOf(r: RunRecord):
    */
   private val loadGenerator: Cap =
     val perRequest = clients / X.max(1e-9)
-    val roomy = candidates.filter(m => m.saturated && valid(m.cap) && !binds(m.cap)).map(capOf)
+    val roomy = candidates.filter(m => m.saturated && valid(m.cap, through(m)) && !binds(m.cap, through(m)))
+      .map(capOf)
     Cap(Resource.LoadGenerator, "", X, f"closed loop: $clients clients / ${fmt(perRequest)} s per request " +
       f"(Little's law on the measurement) = ${X}%.1f req/s; " + (if roomy.isEmpty then "no resource saturated" else
         roomy.map(c => f"${c.name} was full but its cap ${c.perSecond}%.1f is above what it let through").mkString("; ") +

@@ -8,9 +8,11 @@ import bulkhead.lab.sample.Sample
  * A pool the service's meters describe ([[PoolMeter]]) over a run's samples: its size, units in use and requests
  * waiting, on average over the scrapes. A resource seen both ways takes its size from the meter (the pool's own
  * setting, where the dump only shows the holders it caught) and its waiters from the dump (which tells what waits,
- * and where).
+ * and where). `completedRate`: units taken and given back per second by its own counter, over the run (the rate
+ * through it, which for a pool only some requests use is not the run's).
  */
-final case class MeteredPool(meter: PoolMeter, size: Option[Double], inUse: Option[Double], waiting: Option[Double]):
+final case class MeteredPool(meter: PoolMeter, size: Option[Double], inUse: Option[Double], waiting: Option[Double],
+    completedRate: Option[Double] = None):
   /** `hikaricp_connections_active 4 of 4, 25 pending`: the meters' means, by their names. */
   def describe: String =
     def n(v: Double) = if math.abs(v - math.rint(v)) < 0.05 then f"$v%.0f" else f"$v%.1f"
@@ -23,10 +25,14 @@ final case class MeteredPool(meter: PoolMeter, size: Option[Double], inUse: Opti
 object MeteredPool:
   /** Each pool the window's scrapes describe, by its family, tags and unit, with its means. */
   def of(window: Seq[Sample]): Seq[MeteredPool] =
-    val scraped = window.flatMap(_.metrics.toSeq.flatMap(_.meters))
-    scraped.groupBy(m => (m.family, m.id, m.unit)).toSeq.map { (_, ms) =>
+    val timed = window.flatMap(s => s.metrics.toSeq.flatMap(_.meters).map(s.second -> _))
+    timed.groupBy((_, m) => (m.family, m.id, m.unit)).toSeq.map { (_, tms) =>
+      val ms = tms.map(_._2)
       def avg(f: PoolMeter => Option[Double]) = Option(ms.flatMap(f)).filter(_.nonEmpty).map(mean)
-      MeteredPool(ms.last, median(ms.flatMap(_.size.map(_.value))), avg(_.used), avg(_.waiting.map(_.value)))
+      val counts = tms.flatMap((t, m) => m.completed.map(c => t -> c.value))
+      val rate = for (t0, c0) <- counts.headOption; (t1, c1) <- counts.lastOption if t1 > t0 && c1 > c0
+        yield (c1 - c0) / (t1 - t0)
+      MeteredPool(ms.last, median(ms.flatMap(_.size.map(_.value))), avg(_.used), avg(_.waiting.map(_.value)), rate)
     }
 
   /**

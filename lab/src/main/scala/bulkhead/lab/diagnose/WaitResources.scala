@@ -39,12 +39,16 @@ final case class WaitResource(key: String, samples: Seq[Option[ResourceSample]])
       meter: Option[MeteredPool] = None): Measured =
     val occupancy = meter.flatMap(_.inUse).getOrElse(mean(holders)).min(size)
     val metered = meter.fold("")(m => s" (${m.describe})")
+    // Its own counter's rate, where its meter has one: a pool only some routes use is crossed by their answers only.
+    val counted = for m <- meter; r <- m.completedRate; c <- m.meter.completed if r > 0 yield (r, c.meter)
+    val rate = counted.fold(run.answeredRate)(_._1)
     val what = mostlyHolders.fold("nothing seen")(WaitResources.describe(_, outbound))
     val pools = waiterPools.toSeq.sortBy(-_._2).map((p, n) => f"$n%.1f of $p").mkString(", ")
-    Measured(resource, site, size, occupancy, run.answeredRate, saturated, Some(mean(waiters)),
+    Measured(resource, site, size, occupancy, rate, saturated, Some(mean(waiters)),
       f"${mean(waiters)}%.1f threads wait at $site for $blocker ($pools), ${occupancy}%.1f of ${size}%.0f $unit held" +
-        metered + holderFrame.fold("")(f => s" (in $f)") + s", the holders $what",
-      frame = holderFrame.orElse(caller), key = Some(key), waitsOn = waitsOn,
+        metered + holderFrame.fold("")(f => s" (in $f)") + s", the holders $what" +
+        counted.fold("")((r, c) => f"; $r%.1f /s through it ($c), of the run's ${run.answeredRate}%.1f answers/s"),
+      frame = holderFrame.orElse(caller), key = Some(key), waitsOn = waitsOn, ownRate = counted.isDefined,
       chain = Seq(f"${resource.key} at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting" +
         metered,
         s"holders $what"))
