@@ -1,7 +1,7 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.diagnose.Diagnosis
-import bulkhead.lab.load.WrkDriver
+import bulkhead.lab.load.LoadDriver
 import bulkhead.lab.record.{RecordJson, RunRecord}
 import bulkhead.lab.report.ThreadTable
 import bulkhead.lab.run.ProcessRun
@@ -18,7 +18,7 @@ import scala.concurrent.duration.*
  */
 object DiagnoseCommand extends LabCommand:
   val name = "diagnose"
-  val summary = "load any JVM's URL with wrk while sampling its threads; name what caps it (or --no-load: observe)"
+  val summary = "load any JVM's URL (wrk, else the lab's own users) while sampling its threads; name what caps it"
 
   final case class Options(jvm: JvmFlags = JvmFlags(), url: String = "",
       connections: Int = CommonFlags.DefaultConnections, threads: Int = CommonFlags.DefaultThreads,
@@ -35,12 +35,12 @@ object DiagnoseCommand extends LabCommand:
       programName("bulkhead lab diagnose"),
       head(summary),
       CommonFlags.jvm(b)(_.jvm, (o, j) => o.copy(jvm = j)),
-      CommonFlags.url(b, "what wrk loads; not with --no-load")((o, u) => o.copy(url = u)),
-      CommonFlags.connections(b, "wrk's connections (clients)")((o, n) => o.copy(connections = n)),
+      CommonFlags.url(b, "what the load requests; not with --no-load")((o, u) => o.copy(url = u)),
+      CommonFlags.connections(b, "the closed loop's connections (clients)")((o, n) => o.copy(connections = n)),
       CommonFlags.threads(b)((o, n) => o.copy(threads = n)),
       CommonFlags.duration(b, "how long to load (or observe)")((o, d) => o.copy(duration = d)),
       CommonFlags.every(b)((o, d) => o.copy(every = d)),
-      opt[Unit]("no-load").text("observe under the service's own traffic; no wrk").action((_, o) => o.copy(noLoad = true)),
+      opt[Unit]("no-load").text("observe under the service's own traffic; no load").action((_, o) => o.copy(noLoad = true)),
       opt[String]("rate-metric").valueName("<url>#<counter>")
         .text("with --no-load: a Prometheus counter of answered requests, e.g. http://127.0.0.1:9090/metrics#http_requests_total")
         .validate(v => if v.contains('#') then success else failure(s"--rate-metric must be URL#counter, was '$v'"))
@@ -76,7 +76,7 @@ object DiagnoseCommand extends LabCommand:
     ProcessRun.on(o.jvm.jvm, o.every, say) { run =>
       if o.noLoad then run.observed(o.duration, o.rateMetric, dir)
       else
-        val driver = WrkDriver(o.threads.min(o.connections), o.connections, o.duration, RequestTimeout)
+        val driver = LoadDriver.closedLoop(o.threads, o.connections, o.duration, RequestTimeout, say)
         say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling ${o.jvm.jvm.label} every ${o.every.toMillis} ms")
         run.loaded(driver, o.url, dir)
     }
