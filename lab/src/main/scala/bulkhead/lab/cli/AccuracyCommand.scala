@@ -1,7 +1,7 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{AccuracyReport, Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.{AccuracyReport, SuiteReport}
 import bulkhead.lab.run.SuiteRun
 import bulkhead.lab.scenario.Scenario
 import scopt.OParser

@@ -1,9 +1,9 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.bench.{BenchRounds, BenchSuite}
-import bulkhead.lab.process.Launch
+import bulkhead.lab.process.{Environment, Launch}
 import bulkhead.lab.record.{CpuPerRequest, RecordJson}
-import bulkhead.lab.report.{BenchReport, BenchRow, Environment, ProfileStages}
+import bulkhead.lab.report.{BenchReport, BenchRow, ProfileStages}
 import bulkhead.lab.sample.AsyncProfiler
 import bulkhead.lab.run.ScenarioRunner
 import scopt.OParser

@@ -1,11 +1,12 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.capacity.{CapacityCurve, CapacityPlan, CapacityRun, ProcessCapacity, ScenarioCapacity}
+import bulkhead.lab.capacity.{CapacityPlan, CapacityRun, ProcessCapacity, ScenarioCapacity}
+import bulkhead.lab.diagnose.CapacityCurve
 import bulkhead.lab.load.Vegeta
 import bulkhead.lab.model.Target
-import bulkhead.lab.process.Launch
+import bulkhead.lab.process.{Environment, Launch}
 import bulkhead.lab.record.RunRecord
-import bulkhead.lab.report.{CapacityReport, Environment, SuiteReport}
+import bulkhead.lab.report.{CapacityReport, SuiteReport}
 import bulkhead.lab.run.{ProcessRun, ScenarioRunner}
 import bulkhead.lab.scenario.{Load, RateSteps, Scenario}
 import scopt.OParser

@@ -1,8 +1,8 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.faults.{ClusterFaultRun, ClusterFaultSettings, NodeFault, ServiceDefaults}
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.SuiteReport
 import bulkhead.lab.record.RunRecord
 import scopt.OParser
 

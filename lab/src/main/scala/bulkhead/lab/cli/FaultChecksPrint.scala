@@ -15,12 +15,12 @@ object FaultChecksPrint:
    */
   def apply(report: SuiteReport, file: Path, failures: Seq[String]): Int =
     val faults = report.faults
-    val passed = failures.isEmpty && !faults.verdict.isEmpty && faults.passed
+    val passed = failures.isEmpty && !faults.checks.isEmpty && faults.passed
     println()
     if faults.matrixRows.nonEmpty then println(faults.matrix + "\n")
-    if faults.verdict.ramps.nonEmpty then println(faults.rampTables + "\n")
-    if faults.verdict.undersized.nonEmpty then println(faults.undersizedTable + "\n")
-    faults.verdict.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).foreach { run =>
+    if faults.checks.ramps.nonEmpty then println(faults.rampTables + "\n")
+    if faults.checks.undersized.nonEmpty then println(faults.undersizedTable + "\n")
+    faults.checks.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).foreach { run =>
       println(s"${run.record.info.name}:")
       run.checks.foreach(c => println(s"- ${c.markdown}"))
     }

@@ -1,8 +1,8 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings, ModePlan, UndersizedPool}
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.SuiteReport
 import scopt.OParser
 
 import java.nio.file.{Files, Path}

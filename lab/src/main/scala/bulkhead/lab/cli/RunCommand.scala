@@ -1,7 +1,7 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.SuiteReport
 import bulkhead.lab.run.SuiteRun
 import bulkhead.lab.scenario.Scenario
 import scopt.OParser

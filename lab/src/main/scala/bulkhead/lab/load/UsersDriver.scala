@@ -1,6 +1,7 @@
 package bulkhead.lab.load
 
 import bulkhead.lab.model.LoadFigures
+import bulkhead.lab.record.RequestLog
 
 import java.net.URI
 import java.nio.file.Path
