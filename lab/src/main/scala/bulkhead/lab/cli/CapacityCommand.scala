@@ -147,7 +147,8 @@ object CapacityCommand extends LabCommand:
           CapacityRun(plan, println).run(ProcessCapacity(run, jvm.key, o.url, o.connections, o.threads, plan, println),
             Files.createDirectories(dir))
         }
-        finish(Seq(outcome), dir, Environment.read(Launch.fromSystem()), command)
+        val jdk = outcome.toOption.flatMap(c => (c.closedLoop.toSeq ++ c.steps).headOption).fold("?")(_.info.jdk)
+        finish(Seq(outcome), dir, Environment.ofMachine(jdk), command)
       }
 
   /** Prints each curve's knee and table, writes the report; exit 1 when a curve did not run. */
