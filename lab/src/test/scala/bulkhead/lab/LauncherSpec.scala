@@ -2,6 +2,7 @@ package bulkhead.lab
 
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.attribute.PosixFilePermissions
 import java.nio.file.{Files, Path}
@@ -14,6 +15,7 @@ import scala.jdk.CollectionConverters.*
  * update` and Ctrl-C included. The PATH holds only what the launcher runs before installing, an `id` that says root
  * and an apt-get that fails or hangs; the policy goes to a file of the test's (`BULKHEAD_POLICY_RC`).
  */
+@Slow
 class LauncherSpec extends AnyFlatSpec with Matchers:
   private val launcher = Path.of("..", "bulkhead").toAbsolutePath.normalize
 

@@ -3,6 +3,7 @@ package bulkhead.lab.load
 import com.sun.net.httpserver.HttpServer
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{InetAddress, InetSocketAddress}
 import java.nio.file.Files
@@ -13,6 +14,7 @@ import scala.concurrent.duration.*
  * The lab's own closed loop, where wrk is not installed: users on keep-alive connections to a real server on loopback
  * (the JDK's HttpServer, 4 threads, each answer after 20 ms), every request recorded.
  */
+@Slow
 class UsersDriverSpec extends AnyFlatSpec with Matchers:
   private def withServer(test: Int => Unit): Unit =
     val server = HttpServer.create(InetSocketAddress(InetAddress.getLoopbackAddress, 0), 64)
