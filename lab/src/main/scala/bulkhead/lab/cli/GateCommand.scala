@@ -51,12 +51,12 @@ object GateCommand extends LabCommand:
   def run(baseline: Option[Path], candidate: Path, junit: Path, floor: Double,
       say: String => Unit): Either[String, GateResult] =
     for
+      before <- baseline.fold(Right(None))(b => read("baseline", b).map(Some(_)))
       after <- read("new run", candidate)
       verdicts <- VerdictJson.readAll(candidate).map(_._2.left.map(e => s"new run: $e"))
         .foldLeft[Either[String, Vector[VerdictJson.VerdictFile]]](Right(Vector.empty))((all, v) =>
           all.flatMap(a => v.map(a :+ _)))
       predictions = Gate.predictions(verdicts)
-      before <- baseline.fold(Right(None))(b => read("baseline", b).map(Some(_)))
       compared = before.map(Gate.compare(_, after, floor))
       _ <- Either.cond(compared.nonEmpty || predictions.nonEmpty, (), s"no --baseline, and the new run $candidate " +
         "holds no prediction to check (a run of lab diagnose --expect DIR)")

@@ -143,7 +143,7 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("diagnose", "--jmx", "127.0.0.1:9010", "--url", "http://10.0.0.1/") -> "10.0.0.1",
     Seq("diagnose", "--jmx", "127.0.0.1:9010", "--no-load", "--jmx-credentials", "/no/such/credentials") ->
       "/no/such/credentials",
-    Seq("gate", "/tmp") -> "--baseline",
+    Seq("gate") -> "NEW_DIR",
     Seq("gate", "--baseline", "/no/such/baseline", "/tmp") -> "/no/such/baseline",
     Seq("gate", "--baseline", "/tmp", "/tmp", "--noise-floor", "200") -> "--noise-floor",
     Seq("analyze", "/no/such/dump.txt") -> "/no/such/dump.txt",
