@@ -89,6 +89,16 @@ class LabJarIT extends AnyFlatSpec with Matchers:
       gateOut should include regex "prediction +(pass|FAIL)"
     finally after.child.stop()
 
+    // The other commands load nothing the jar leaves out: a report rendered again, a dump read, the version.
+    val dump = root.resolve("dump.txt")
+    Files.writeString(dump, Fixtures.text("threaddump-deadlock-jdk25.txt"))
+    val (reported, reportOut) = lab(work, home, bin, "report", work.relativize(firstRun).toString)
+    withClue(reportOut)(reported shouldBe 0)
+    val (analyzed, analyzeOut) = lab(work, home, bin, "analyze", dump.toString)
+    withClue(analyzeOut)((analyzed, analyzeOut.contains("DEADLOCK between")) shouldBe (0, true))
+    // (on JDK 24+ the JVM first warns that Scala 3.3 calls sun.misc.Unsafe)
+    lab(work, home, bin, "--version")._2.trim.linesIterator.toSeq.last should fullyMatch regex "bulkhead lab \\d+\\.\\d+\\.\\d+"
+
     files(home) shouldBe empty
     files(work).filterNot(_.startsWith("results")) shouldBe Seq("bulkhead-lab.jar")
   }
