@@ -4,13 +4,15 @@ import bulkhead.lab.model.{FixKind, Resource}
 
 /**
  * A pool of connections (JDBC, an HTTP client's): threads queue where they borrow one, and its holders mostly wait
- * in a socket read on it. Found by that shape, not by the pool's class: a known library only adds the name of its
- * setting to the fix.
+ * in a socket read on it. Found by that shape, or by the service's meter of it counting connections, not by the pool's
+ * class: a known library only adds the name of its setting to the fix.
  */
 object ConnectionPoolReader extends WaitReader:
   val resource: Resource = Resource.ConnectionPool
   val unit = "connections"
   def claims(w: WaitResource): Boolean = !lockLike(w) && !semaphore(w) && w.mostlyHolders.contains("socket")
+  override def claims(w: WaitResource, meter: Option[MeteredPool]): Boolean =
+    claims(w) || !lockLike(w) && !semaphore(w) && connections(meter)
 
   /** The setting of well-known pools, by the frame where threads borrow. */
   private def setting(site: String): String =

@@ -11,6 +11,7 @@ object LimitReader extends WaitReader:
   val unit = "slots"
   def claims(w: WaitResource): Boolean =
     !lockLike(w) && !semaphore(w) && !w.mostlyHolders.contains("socket")
+  override def claims(w: WaitResource, meter: Option[MeteredPool]): Boolean = claims(w) && !connections(meter)
 
   def fix(m: Measured, run: RunView): Option[Fix] =
     val n = ResourceReader.inFlight(m, run)

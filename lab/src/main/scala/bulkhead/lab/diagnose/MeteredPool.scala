@@ -37,15 +37,19 @@ object MeteredPool:
 
   /**
    * The metered pool that is the resource threads were seen waiting on: among pools of units other than threads
-   * (a thread pool is read by its name, [[ThreadPoolReader]]), one whose units in use agree with the holders the dumps
-   * found, full when the dumps saw threads wait, and the closest of them in holders and waiters. None when no meter
-   * agrees: a meter is only shown beside a resource it describes.
+   * (a thread pool is read by its name, [[ThreadPoolReader]]), one whose figures agree with what the dumps saw: its
+   * requests waiting with the threads queued (when both are seen), else its units in use with the holders found (full
+   * when threads queue); the closest of them. A dump can miss holders (threads past the borrow, in code that does not
+   * name it) where it never misses waiters. None when no meter agrees: a meter is only shown beside a resource it
+   * describes.
    */
   def matching(pools: Seq[MeteredPool], holders: Double, waiters: Double): Option[MeteredPool] =
+    def agree(meter: Double, dump: Double) = math.abs(meter - dump) <= dump.max(1) * 0.5
     pools.filter(p => p.meter.unit != "threads" && p.inUse.isDefined && p.size.exists(_ > 0))
       .filter { p =>
         val used = p.inUse.get
         val full = p.size.exists(s => used >= s * Diagnosis.FullShare)
-        math.abs(used - holders) <= holders.max(1) * 0.5 && (waiters <= 0 || full || p.waiting.exists(_ > 0))
+        (waiters > 0 && p.waiting.exists(agree(_, waiters))) ||
+          (agree(used, holders) && (waiters <= 0 || full || p.waiting.exists(_ > 0)))
       }
       .minByOption(p => math.abs(p.inUse.get - holders) + p.waiting.fold(waiters)(w => math.abs(w - waiters)))

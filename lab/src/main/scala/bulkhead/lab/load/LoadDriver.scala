@@ -37,20 +37,21 @@ object LoadDriver:
     case r: Load.Ramp => RampLoadDriver(r)
     case o: Load.Open => VegetaDriver(o.rate.getOrElse(throw IllegalArgumentException(NoRate)), o.duration, o.timeout)
 
+  /** How to get wrk, said when there is none. */
+  val WrkHowToGet = "wrk is not on the PATH (apt-get install wrk, brew install wrk)"
+
   /**
-   * The closed loop for a user's requests: wrk (`threads`, `connections`) when it is installed and the requests go to
-   * one host, else the lab's own client with `connections` users, which needs no tool and loads several hosts (the
-   * replicas of a fleet, each its own URL).
+   * A closed loop of `connections` clients for a user's requests: wrk where it is on the PATH and the requests go to
+   * one host, else the lab's own users ([[UsersDriver]]), which need no tool and load several hosts (the replicas of
+   * a fleet, each its own URL), said in one line; nothing is installed.
    */
   def closedLoop(requests: Requests, threads: Int, connections: Int, duration: FiniteDuration,
-      timeout: FiniteDuration): LoadDriver =
-    if requests.oneOrigin && installed("wrk") then WrkDriver(threads.min(connections), connections, duration, timeout)
-    else ClosedLoopDriver(connections, duration, timeout)
-
-  /** A program of that name on the PATH. */
-  def installed(program: String): Boolean =
-    sys.env.getOrElse("PATH", "").split(java.io.File.pathSeparatorChar).filter(_.nonEmpty)
-      .exists(d => java.nio.file.Files.isExecutable(java.nio.file.Path.of(d, program)))
+      timeout: FiniteDuration, say: String => Unit): LoadDriver =
+    if !requests.oneOrigin then UsersDriver(connections, duration, timeout)
+    else if OnPath.find("wrk").isDefined then WrkDriver(threads.min(connections), connections, duration, timeout)
+    else
+      say(s"$WrkHowToGet: the lab's own closed-loop users load instead")
+      UsersDriver(connections, duration, timeout)
 
   /** An open scenario without `load.rate` runs under `lab capacity` only, which finds the rate. */
   val NoRate = "an open loop without load.rate runs under lab capacity only (which steps the rate up to a top it " +

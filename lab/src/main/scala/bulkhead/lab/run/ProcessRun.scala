@@ -1,5 +1,6 @@
 package bulkhead.lab.run
 
+import bulkhead.lab.diagnose.{Prediction, VerdictJson}
 import bulkhead.lab.load.{LoadDriver, Requests}
 import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
 import bulkhead.lab.process.Stack
@@ -13,15 +14,18 @@ import scala.concurrent.duration.*
 /**
  * Measures a JVM the lab did not start: under a load ([[loaded]]), under its own traffic ([[observed]]), or as a
  * series of samples alone ([[series]]), sampling it every `every`. A run is refused when no thread dump came (a JVM
- * of another user, one that is gone), recorded with the JVM's own JDK and cores, and written as `result.json`. The
- * one way `lab diagnose`, `lab capacity --pid` and `lab threads` measure a running JVM.
+ * of another user, one that is gone), recorded with the JVM's own JDK and cores, and written as `result.json` with its
+ * `verdict.json` beside it (holding what `prediction`, an earlier verdict's, expected of it). The one way
+ * `lab diagnose`, `lab capacity --pid` and `lab threads` measure a running JVM.
  *
  * Several JVMs (`opens`, the replicas of one service) are a fleet: under the user's requests ([[loadedFleet]]) each is
  * sampled in the same rounds and recorded as a node of the run, as a cluster's nodes are, so that a resource full on
  * every replica caps the fleet at the sum of theirs. Measured alone, the first one is.
  */
-final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String => Unit):
-  def this(open: OpenJvm, every: FiniteDuration, say: String => Unit) = this(Seq(open), every, say)
+final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String => Unit,
+    prediction: Option[Prediction] = None):
+  def this(open: OpenJvm, every: FiniteDuration, say: String => Unit, prediction: Option[Prediction]) =
+    this(Seq(open), every, say, prediction)
   private val open = opens.head
   private val jvm = open.jvm
   private val sampler = open.sampler
@@ -36,8 +40,7 @@ final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String =
       val clients = if driver.openLoop then f.clients else driver.concurrency
       val record = Measurement.record(info(name, s"${jvm.label}: ${driver.describe(url)}", url, f, clients, started)
         .copy(capacityStep = step), driver, Seq(m), Nil, Nil, Nil)
-      RecordJson.write(record, dir)
-      record
+      written(record, dir)
     }
 
   /**
@@ -60,8 +63,7 @@ final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String =
       val base = info(name, s"$sampled: ${driver.describe(requests)}", url, f, clients, started)
       val record = Measurement.record((if opens.size == 1 then base else base.copy(target = sampled, nodes = labels))
         .copy(capacityStep = step), driver, outcomes, labels.drop(1), Nil, Nil)
-      RecordJson.write(record, dir)
-      record
+      written(record, dir)
     }
 
   /**
@@ -89,8 +91,7 @@ final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String =
     sampled(Measurement.Outcome(figures, samples, before, after)).map { m =>
       val record = RunRecord(info(name, s"${jvm.label}: ${figures.description}", "", figures, 0, started), figures,
         m.samples, 0, elapsed, Seq(figures.throughput()), Nil, Some(m.beforeLoad), Some(m.afterLoad))
-      RecordJson.write(record, dir)
-      record
+      written(record, dir)
     }
 
   /** `count` samples, `every` apart; Left at the first without a thread dump. */
@@ -119,6 +120,11 @@ final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String =
       if more(n) && wait > 0 then Thread.sleep(wait)
     taken.result()
 
+  private def written(record: RunRecord, dir: Path): RunRecord =
+    RecordJson.write(record, dir)
+    VerdictJson.write(VerdictJson.of(record, prediction), dir)
+    record
+
   private def noDump: String = noDump(open)
 
   private def noDump(open: OpenJvm): String =
@@ -138,22 +144,22 @@ final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String =
 
 object ProcessRun:
   /** Opens `jvm`, runs `body` on it and closes it: Left when it cannot be reached. */
-  def on[A](jvm: RunningJvm, every: FiniteDuration, say: String => Unit)(
+  def on[A](jvm: RunningJvm, every: FiniteDuration, say: String => Unit, prediction: Option[Prediction] = None)(
       body: ProcessRun => Either[String, A]): Either[String, A] =
-    jvm.open().flatMap(open => try body(ProcessRun(open, every, say)) finally open.close())
+    jvm.open().flatMap(open => try body(ProcessRun(open, every, say, prediction)) finally open.close())
 
   /**
    * Opens every JVM of a fleet (one, or each replica), each sampled with a scrape of its meters where `metrics` gives
    * one (in the same order), runs `body` on them and closes them: Left when one cannot be reached.
    */
-  def onAll[A](jvms: Seq[RunningJvm], metrics: Seq[MetricsScrape], every: FiniteDuration, say: String => Unit)(
-      body: ProcessRun => Either[String, A]): Either[String, A] =
+  def onAll[A](jvms: Seq[RunningJvm], metrics: Seq[MetricsScrape], every: FiniteDuration, say: String => Unit,
+      prediction: Option[Prediction] = None)(body: ProcessRun => Either[String, A]): Either[String, A] =
     val opened = jvms.map(_.open())
     try
       opened.collectFirst { case Left(e) => e }.toLeft(opened.collect { case Right(o) => o }).flatMap { opens =>
         val metered = opens.zipAll(metrics.map(Some(_)), null, None).collect { case (o, m) if o != null =>
           m.fold(o)(scrape => o.copy(sampler = MeteredSampler(o.sampler, scrape)))
         }
-        body(ProcessRun(metered, every, say))
+        body(ProcessRun(metered, every, say, prediction))
       }
     finally opened.collect { case Right(o) => o }.foreach(_.close())

@@ -1,6 +1,8 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.load.WrkParser
+import bulkhead.lab.report.EvidenceReport
+import bulkhead.lab.sample.DumpFiles
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -79,7 +81,30 @@ class AnalyzeCommandSpec extends AnyFlatSpec with Matchers:
     bound shouldBe (4 / 0.105 +- 3.0)
   }
 
-  it should "exit 1 on a dump with a deadlock, naming its threads" in {
+  it should "spread a long series over a table of at most 8 dumps, first and last among them" in {
+    val out = analyzed(fixture("jfr-zoo-hikari-pg-pool4-c12-jdk25.jfr").toString)
+    out should include(s"${EvidenceReport.Columns} of the 64 dumps, evenly spread (seconds 0.0, ")
+    out.linesIterator.find(_.startsWith("pool ")).get.split("sample").length - 1 shouldBe EvidenceReport.Columns
+  }
+
+  "DumpFiles" should "order a series by the times its dumps state, not by the order the files are given in" in {
+    val files = Files.list(fixture("series-zoo-undertow-semaphore-permits4-c12-jdk25")).toArray.map(_.asInstanceOf[Path])
+      .sortBy(_.getFileName.toString).reverse.toSeq
+    val dumps = DumpFiles.read(files, 0.1).fold(e => fail(e), identity)
+    dumps.map(_.second) shouldBe Seq(0.0, 2.0, 3.0, 5.0)
+    dumps.map(_.metrics) shouldBe Seq.fill(4)(None)
+  }
+
+  it should "pair a scrape of the service's meters with the dump before it" in {
+    val dump = fixture("threaddump-zoo-spring-hikari-pool4-c30-jdk25.txt")
+    val scrape = fixture("metrics-zoo-spring-hikari-pool4-c30-jdk25.txt")
+    val read = DumpFiles.read(Seq(dump, scrape), 0.1).fold(e => fail(e), identity)
+    read.size shouldBe 1
+    read.head.metrics.flatMap(_.meters.find(_.family == "hikaricp")).flatMap(_.size).map(_.value) shouldBe Some(4.0)
+    DumpFiles.read(Seq(scrape), 0.1).left.toOption.get should include("no thread dump among")
+  }
+
+  "lab analyze" should "exit 1 on a dump with a deadlock, naming its threads" in {
     val (code, out, _) = run(fixture("threaddump-deadlock-jdk25.txt").toString)
     code shouldBe 1
     out should include("DEADLOCK between: transfer-worker-1, transfer-worker-2")

@@ -54,6 +54,14 @@ class MeteredPoolSpec extends AnyFlatSpec with Matchers:
     v.cap.why should include("4 / ")
   }
 
+  it should "be the meter whose requests waiting agree with the dump's waiters, where the dump missed its holders" in {
+    val sample = bulkhead.lab.sample.Sample(0, Nil, None, None, None, None, None, Some(reading))
+    val pools = MeteredPool.of(Seq(sample))
+    // A dump that caught one borrower between its wait and the hand-over as the only thread past the borrow.
+    MeteredPool.matching(pools, holders = 1, waiters = 24).map(_.meter.label) shouldBe Some("HikariPool-1")
+    MeteredPool.matching(pools, holders = 1, waiters = 3) shouldBe None
+  }
+
   it should "show no meter where none agrees with the dump (a scrape of another pool's figures)" in {
     val other = MetricsReading.parse(scrape.linesIterator.filterNot(_.startsWith("hikaricp")).mkString("\n"))
     val v = Diagnosis(OfflineRun("unmetered", "recorded", Seq(TimedDump(0, dump, Some(other))), Some(33.48)))
