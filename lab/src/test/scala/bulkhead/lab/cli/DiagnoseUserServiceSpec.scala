@@ -55,7 +55,7 @@ class DiagnoseUserServiceSpec extends AnyFlatSpec with Matchers with BeforeAndAf
   "lab diagnose" should "load POSTs with a header and a body over HTTPS, and show the pool's meters beside its dump" in {
     val before = served("POST", "/orders", 200)
     val options = DiagnoseCommand.Options(jvm = JvmFlags(pid = Some(app.child.pid)), url = https("/orders"),
-      connections = 24, duration = 6.seconds, every = 1.second,
+      connections = 24, duration = 8.seconds, every = 1.second,
       requests = RequestFlags(method = Some("POST"), headers = Seq("Authorization: Bearer lab-token",
         "Content-Type: application/json"), body = Some(s"@$body"), insecure = true),
       metrics = Seq(https("/actuator/prometheus")))
@@ -112,7 +112,7 @@ class DiagnoseUserServiceSpec extends AnyFlatSpec with Matchers with BeforeAndAf
          |@$body
          |""".stripMargin)
     val options = DiagnoseCommand.Options(jvm = JvmFlags(pid = Some(app.child.pid)), connections = 24, threads = 3,
-      duration = 6.seconds, every = 1.second, requests = RequestFlags(targets = Some(targets)),
+      duration = 8.seconds, every = 1.second, requests = RequestFlags(targets = Some(targets)),
       metrics = Seq(app.url("/actuator/prometheus")))
     val record = (DiagnoseCommand.run(options, dir.resolve("routes"), _ => ())).fold(e => fail(e), identity)
     val v = Diagnosis(record)

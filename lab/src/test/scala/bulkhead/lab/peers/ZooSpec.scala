@@ -136,6 +136,10 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--hold-ms", "x") -> "--hold-ms",
     Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--worker-threads", "8") ->
       "--worker-threads",
+    Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--virtual-threads", "yes") ->
+      "--virtual-threads",
+    Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--tls-port", "0") ->
+      "javax.net.ssl.keyStore",
     Seq("--app", "undertow-lock", "--hold-ms", "-1") -> "--hold-ms",
     Seq("--app", "undertow-reentrant", "--worker-threads", "0") -> "--worker-threads",
     Seq("--app", "undertow-semaphore", "--permits", "0") -> "--permits",
