@@ -7,8 +7,8 @@ package bulkhead.lab.sample
  * `waits`: its busy threads by what they wait on ([[WaitKind]] keys, or a resource's [[ResourceSample.key]]);
  * `sites`: by their first frame outside the JDK; `eventLoop`: its threads run an event loop ([[EventLoops]]), and
  * `runs` the packages its busy threads run (an event loop's only: which framework's way moves work off it);
- * `computing`: its threads on a core by the code they run (their first frame outside the JDK, else their top frame):
- * where the CPU goes, as far as sampled stacks tell.
+ * `computing`: its threads on a core by the code they run (their first frame outside the JDK; a thread of the JDK's
+ * alone, such as the one taking the dump, is the JVM's housekeeping): where the CPU goes, as far as sampled stacks tell.
  */
 final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[String, Int],
     busyFrames: Map[String, Int], blocked: Int = 0, virtual: Boolean = false, waits: Map[String, Int] = Map.empty,
@@ -45,8 +45,7 @@ object PoolSample:
         eventLoop = threads.exists(t => EventLoops.runsLoop(t, loopFrames)),
         runs = if threads.exists(t => EventLoops.runsLoop(t, loopFrames)) then EventLoops.packages(busy.map(_.thread))
           else Nil,
-        computing = count(busy.filter(_.waiting.kind == WaitKind.Running)
-          .flatMap(s => s.waiting.site.orElse(s.thread.topFrame.map(frameName)))))
+        computing = count(busy.filter(_.waiting.kind == WaitKind.Running).flatMap(_.waiting.site)))
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */
