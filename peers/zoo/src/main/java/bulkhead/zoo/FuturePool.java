@@ -4,11 +4,13 @@ import bulkhead.peers.PeerOptions;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.handlers.BlockingHandler;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -52,13 +54,16 @@ final class FuturePool implements ZooApp {
       String problem = answer.get(10, TimeUnit.SECONDS);
       if (problem == null) UndertowServer.ok(exchange);
       else SoapCall.badGateway(exchange, "third party failed", problem);
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (ExecutionException | TimeoutException | CancellationException e) {
       answer.cancel(true);
       SoapCall.badGateway(exchange, "third party unreachable", e.toString());
     }
   }
 
-  /** The call itself, on an executor thread: what is wrong with its answer, null when right. */
+  /**
+   * The call itself, on an executor thread: what is wrong with its answer, null when right; a failed exchange fails
+   * the future (the waiting request answers 502, unreachable).
+   */
   private String send(HttpClient client) {
     HttpRequest post = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(10))
         .header("SOAPAction", SoapCall.Action).header("Content-Type", "text/xml; charset=utf-8")
@@ -67,10 +72,10 @@ final class FuturePool implements ZooApp {
       HttpResponse<String> response = client.send(post, HttpResponse.BodyHandlers.ofString());
       return SoapCall.problem(response.statusCode(), response.body());
     } catch (IOException e) {
-      return e.toString();
+      throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return "interrupted";
+      throw new CancellationException("interrupted");
     }
   }
 }
