@@ -37,7 +37,8 @@ object CpuReader extends ResourceReader:
     val machineUs = m.size / m.cap * 1e6
     val serviceUs = run.serviceMicros.getOrElse(machineUs)
     val running = sampled.toDouble / run.window.size.max(1)
-    val where = if hot.isEmpty then "no running thread was sampled (a thread dump sees few: run it longer)"
+    val where = if hot.isEmpty then "no stack of a running thread of its own code was sampled (async-profiler gives " +
+        "the profile)"
       else hot.take(TopFrames).map((f, n) => f"$f ${n * 100.0 / sampled}%.0f%%").mkString(", ") +
         s" of $sampled sampled stacks of running threads (thread dumps stop threads at safepoints: async-profiler " +
         "gives the exact profile)"
@@ -47,7 +48,8 @@ object CpuReader extends ResourceReader:
     }.getOrElse("")
     val more = (run.cores * 2).max(2)
     val perCore = 1e6 / serviceUs
-    Some(Fix(Nil, f"cheaper work where the CPU goes: $where; more threads will not help (${running}%.1f threads " +
-      f"run on ${run.cores} busy cores: more of them only share the same cores); with $more cores of its own the " +
-      f"service's ${serviceUs}%.0f us per request would serve $more x ${perCore}%.1f = ${more * perCore}%.1f req/s " +
-      s"(`lab run --cpus $more` sizes its pools as on such a machine)" + halved, FixKind.CheaperWork))
+    val threads = if sampled == 0 then "" else f"${running}%.1f threads run on ${run.cores} busy cores: "
+    Some(Fix(Nil, f"cheaper work where the CPU goes: $where; more threads will not help (${threads}more of them " +
+      f"only share the same ${run.cores} cores); with $more cores of its own the service's ${serviceUs}%.0f us per " +
+      f"request would serve $more x ${perCore}%.1f = ${more * perCore}%.1f req/s (`lab run --cpus $more` sizes its " +
+      "pools as on such a machine)" + halved, FixKind.CheaperWork))

@@ -225,16 +225,16 @@ private final class DiagnosisOf(r: RunRecord):
         val byWait = held.flatten.groupMapReduce(_._2)(_._3)(_ + _)
         val (what, _) = byWait.maxBy(_._2)
         val pools = held.flatten.filter(_._2 == what).groupMapReduce(_._1)(_._3)(_ + _).toSeq.sortBy(-_._2)
-          .map((p, n) => f"$p ${n.toDouble / window.size}%.1f")
+          .map((p, n) => f"${n.toDouble / window.size}%.1f in $p")
         val site = window.flatMap(_.pools).filter(p => p.waits.contains(what)).flatMap(_.commonSite)
           .groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2).map(_._1)
         val hold = total / X.max(1e-9)
         val doing = WaitResources.describe(what, Map.empty) + site.fold("")(f => s" in $f")
         val cap = Cap(Resource.Wait, "", (clients / hold).max(X), f"$total%.1f requests held in threads that $doing " +
-          s"(${pools.mkString(", ")}), none queued in front of them: Little's law: ${total}%.1f / ${X}%.1f req/s = " +
+          s"(${pools.mkString(", ")}), none queued in front of them: Little's law: " + f"$total%.1f / $X%.1f req/s = " +
           f"${fmt(hold)} s each; $clients clients / ${fmt(hold)} s = ${(clients / hold).max(X)}%.1f req/s")
-        (cap, Seq(f"${pools.mkString(", ")}: threads that $doing, ${total}%.1f on the mean", s"hold ${fmt(hold)} s, " +
-          "nothing queued in front of them"))
+        (cap, Seq(f"threads that $doing: ${pools.mkString(", ")}", s"hold ${fmt(hold)} s, nothing queued in front " +
+          "of them"))
       }
     }
 
@@ -258,9 +258,11 @@ private final class DiagnosisOf(r: RunRecord):
    */
   private def moreLoad(cap: Cap): Fix =
     val above = otherCaps(Set.empty).filter(_.perSecond > X * (1 + Noise))
-    val cpuRoom = busyShare.filter(b => b > 0 && !cpu.exists(_.saturated)).map(b => X / b)
-    val next = above.map(c => (c.perSecond, s"${c.name} at ${c.perSecond.round} req/s")).toSeq ++
-      cpuRoom.map(r => (r, f"the CPU at about ${r}%.0f req/s (the machine ${busyShare.get * 100}%.0f%% busy now)"))
+    // The service's own CPU per answer on all the cores (other work on the machine is not the service's cap).
+    val cpuRoom = Option.when(!cpu.exists(_.saturated))(serviceMicros).flatten.filter(_ > 0)
+      .map(us => (r.info.cores * 1e6 / us, f"the CPU at about ${r.info.cores * 1e6 / us}%.0f req/s (${r.info.cores} " +
+        f"cores / ${us}%.0f us of the service's CPU per request)")).filter(_._1 > X * (1 + Noise))
+    val next = above.map(c => (c.perSecond, s"${c.name} at ${c.perSecond.round} req/s")).toSeq ++ cpuRoom
     val (rate, what) = next.minByOption(_._1).getOrElse((X * 2, "no cap measured above this load"))
     val why = cap.resource match
       case Resource.LoadGenerator => "the service's threads were mostly idle: the load did not fill it"
@@ -280,7 +282,7 @@ private final class DiagnosisOf(r: RunRecord):
     // A shorter critical section, or cheaper work, has no size the lab can predict from: no next cap.
     val next = chosen.orElse(logFixed).filter(_ => fix.exists(f => f.kind != FixKind.CriticalSection &&
         f.kind != FixKind.CheaperWork)).flatMap(nextAfter)
-      .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
+      .orElse(Option.when(chosen.isEmpty && X > 0)(otherCaps(Set.empty)).flatten)
     // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
     // Requests above a binding resource that the service refused itself (load shedding: 503 at once, never sent)
     // are its overflow too: the service kept serving its cap, which is the verdict.

@@ -172,10 +172,11 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.predicted shouldBe (150.0 +- 0.5)
     v.cap.why should include("Little's law on the measurement")
     v.cap.why should include("mostly idle")
-    // The fix: more load, and the rate that would find the cap (the machine 30 % busy: the CPU at 150 / 0.3 = 500).
+    // The fix: more load, and the rate that would find the cap: the service's 0.2 cores for 150 req/s are 1,333 us a
+    // request, so its 2 cores would serve 1,500 req/s.
     v.fix.map(_.kind) shouldBe Some(FixKind.MoreLoad)
-    v.fix.get.sentence should include("the CPU at about 500 req/s")
-    v.fix.get.sentence should include("lab capacity --max-rate 600")
+    v.fix.get.sentence should include("the CPU at about 1500 req/s")
+    v.fix.get.sentence should include("lab capacity --max-rate 1800")
   }
 
   /** Each node's SOAP work queue as a dump shows it when full: 5 threads waiting in the blocking HTTP call. */
