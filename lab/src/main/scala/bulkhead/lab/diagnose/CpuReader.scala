@@ -8,7 +8,8 @@ import bulkhead.lab.model.{FixKind, Resource}
  * itself uses a material share of it (ServiceCpuShare of the cores): below the first, fixed costs (the sampler's
  * thread dumps, the JIT, idle timers) dominate the CPU per answer and the cap would be far below what the CPU can
  * do; without the second, what keeps the machine busy is other work (a build beside the run), which slows the
- * service but is not what its throughput is made of. No setting fixes it: cheaper work where the CPU goes (the code
+ * service but is not what its throughput is made of, unless more of the service's threads are sampled computing than
+ * there are cores (they queue for a core, whoever else uses them). No setting fixes it: cheaper work where the CPU goes (the code
  * its running threads were sampled in), or more cores; more threads only share the same cores.
  */
 object CpuReader extends ResourceReader:
@@ -20,8 +21,11 @@ object CpuReader extends ResourceReader:
   def read(run: RunView): Seq[Measured] =
     val cores = run.cores.toDouble
     val serviceCores = run.serviceMicros.map(_ * run.answeredRate / 1e6)
+    // More of the service's threads sampled on a core than there are cores: they wait for one, whatever else keeps
+    // the machine busy, and the CPU is what holds the service back.
+    val computing = mean(run.window.map(_.pools.filterNot(_.eventLoop).map(_.computing.values.sum).sum.toDouble))
     run.machineBusy.filter(_ >= Diagnosis.CpuCredible)
-      .filter(_ => serviceCores.forall(_ >= Diagnosis.ServiceCpuShare * cores)).map { share =>
+      .filter(_ => serviceCores.forall(_ >= Diagnosis.ServiceCpuShare * cores) || computing >= cores).map { share =>
         Measured(Resource.Cpu, "", cores, share * cores, run.answeredRate, share >= Diagnosis.CpuSaturated, None,
           f"the machine ${share * 100}%.0f%% busy (${run.cores} cores shared by the service and the load generator)" +
             run.serviceMicros.fold("")(us => f"; the service's CPU ${us}%.0f us per request"), readBy = Some(this))

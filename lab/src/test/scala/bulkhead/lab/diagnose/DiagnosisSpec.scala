@@ -297,6 +297,19 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     }
   }
 
+  it should "name the CPU of a hashing service whose threads queue for a core on a machine other work keeps busy" in {
+    // The zoo's password-hashing case run while other jobs loaded the machine (load average 22 on 2 cores): the
+    // service got 0.43 of its cores, but its 32 workers were sampled computing, far more than the cores.
+    val r = recorded("zoo-password-hashing")
+    val v = Diagnosis(r)
+    v.name shouldBe "cpu"
+    v.ratio should (be >= 0.95 and be <= 1.05)
+    v.fix.map(_.kind) shouldBe Some(FixKind.CheaperWork)
+    v.fix.get.sentence should startWith("cheaper work where the CPU goes: bulkhead.zoo.PasswordHashing.hash")
+    // The lock its writers queue on, held by threads waiting for a core, is the CPU's symptom, not a cap.
+    Diagnosis.resources(r).map(_.name) should not contain "lock"
+  }
+
   "Diagnosis of a recorded 2-node run" should "read the work queue on both nodes as one of twice one node's cap" in {
     // Diagnosis case 10 (5 threads per node, third party 200 ms, 20 clients) run here while other work kept the
     // machine's 2 cores busy: the SOAP calls took longer than 200 ms, and the verdict names the CPU.
