@@ -73,15 +73,20 @@ object CapacityCommand extends LabCommand:
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
     val dir = o.out.getOrElse(Paths.results(if o.jvm.named then s"capacity-${o.jvm.jvm.key}" else "capacity"))
     val command = s"./bulkhead lab capacity ${args.mkString(" ")}"
-    if o.jvm.named then process(o, dir, command) else scenarios(o, dir, command)
+    if o.jvm.named then process(o, dir, command)
+    else if !Launch.inRepository then
+      System.err.println("bulkhead lab capacity: scenario files start bulkhead's own service: in a clone, " +
+        "./bulkhead lab capacity FILE; for your JVM, --pid PID (or --jmx HOST:PORT) and --url URL")
+      2
+    else scenarios(o, dir, command)
   }
 
-  /** The generator, before anything starts: building it takes a minute once, better before a service than mid-curve. */
+  /** The open loop's generator, found before anything starts; without one, how to get it (exit 2, nothing started). */
   private def withVegeta(run: => Int): Int =
-    Vegeta.binary(println) match
+    Vegeta.binary() match
       case Left(err) =>
         System.err.println(s"bulkhead lab capacity: $err")
-        1
+        2
       case Right(_) => run
 
   /** The plan for a scenario: the command line's choices over the scenario's own, over the defaults. */
@@ -139,10 +144,11 @@ object CapacityCommand extends LabCommand:
         println(s"bulkhead lab capacity: ${jvm.label} at ${o.url}: ${plan.steps.describe}, " +
           s"${plan.stepDuration.toSeconds} s each; runs and report in $dir")
         val outcome = ProcessRun.on(jvm, o.every, println) { run =>
-          CapacityRun(plan, println).run(ProcessCapacity(run, jvm.key, o.url, o.connections, o.threads, plan),
+          CapacityRun(plan, println).run(ProcessCapacity(run, jvm.key, o.url, o.connections, o.threads, plan, println),
             Files.createDirectories(dir))
         }
-        finish(Seq(outcome), dir, Environment.read(Launch.fromSystem()), command)
+        val jdk = outcome.toOption.flatMap(c => (c.closedLoop.toSeq ++ c.steps).headOption).fold("?")(_.info.jdk)
+        finish(Seq(outcome), dir, Environment.ofMachine(jdk), command)
       }
 
   /** Prints each curve's knee and table, writes the report; exit 1 when a curve did not run. */

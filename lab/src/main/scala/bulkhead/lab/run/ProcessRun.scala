@@ -1,5 +1,6 @@
 package bulkhead.lab.run
 
+import bulkhead.lab.diagnose.{Prediction, VerdictJson}
 import bulkhead.lab.load.LoadDriver
 import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
 import bulkhead.lab.process.Stack
@@ -13,10 +14,12 @@ import scala.concurrent.duration.*
 /**
  * Measures a JVM the lab did not start: under a load ([[loaded]]), under its own traffic ([[observed]]), or as a
  * series of samples alone ([[series]]), sampling it every `every`. A run is refused when no thread dump came (a JVM
- * of another user, one that is gone), recorded with the JVM's own JDK and cores, and written as `result.json`. The
- * one way `lab diagnose`, `lab capacity --pid` and `lab threads` measure a running JVM.
+ * of another user, one that is gone), recorded with the JVM's own JDK and cores, and written as `result.json` with its
+ * `verdict.json` beside it (holding what `prediction`, an earlier verdict's, expected of it). The one way
+ * `lab diagnose`, `lab capacity --pid` and `lab threads` measure a running JVM.
  */
-final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit):
+final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit,
+    prediction: Option[Prediction] = None):
   private val jvm = open.jvm
   private val sampler = open.sampler
 
@@ -30,8 +33,7 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
       val clients = if driver.openLoop then f.clients else driver.concurrency
       val record = Measurement.record(info(name, s"${jvm.label}: ${driver.describe(url)}", url, f, clients, started)
         .copy(capacityStep = step), driver, Seq(m), Nil, Nil, Nil)
-      RecordJson.write(record, dir)
-      record
+      written(record, dir)
     }
 
   /**
@@ -59,8 +61,7 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
     sampled(Measurement.Outcome(figures, samples, before, after)).map { m =>
       val record = RunRecord(info(name, s"${jvm.label}: ${figures.description}", "", figures, 0, started), figures,
         m.samples, 0, elapsed, Seq(figures.throughput()), Nil, Some(m.beforeLoad), Some(m.afterLoad))
-      RecordJson.write(record, dir)
-      record
+      written(record, dir)
     }
 
   /** `count` samples, `every` apart; Left at the first without a thread dump. */
@@ -89,6 +90,11 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
       if more(n) && wait > 0 then Thread.sleep(wait)
     taken.result()
 
+  private def written(record: RunRecord, dir: Path): RunRecord =
+    RecordJson.write(record, dir)
+    VerdictJson.write(VerdictJson.of(record, prediction), dir)
+    record
+
   private def noDump: String =
     s"no thread dump of ${jvm.label}: " + sampler.lastDumpError.getOrElse(jvm match
       case RunningJvm.ByPid(_) => "is it a JVM of this user?"
@@ -106,6 +112,6 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
 
 object ProcessRun:
   /** Opens `jvm`, runs `body` on it and closes it: Left when it cannot be reached. */
-  def on[A](jvm: RunningJvm, every: FiniteDuration, say: String => Unit)(
+  def on[A](jvm: RunningJvm, every: FiniteDuration, say: String => Unit, prediction: Option[Prediction] = None)(
       body: ProcessRun => Either[String, A]): Either[String, A] =
-    jvm.open().flatMap(open => try body(ProcessRun(open, every, say)) finally open.close())
+    jvm.open().flatMap(open => try body(ProcessRun(open, every, say, prediction)) finally open.close())
