@@ -28,4 +28,4 @@ object ConnectionPoolReader extends WaitReader:
     Some(Fix(Nil, s"the connection pool borrowed at ${m.subject} of >= $n connections" +
       setting.fold("")(s => s" ($s)") + s" (${ResourceReader.because(m, run)}); the dependency behind it" +
       (if peers.isEmpty then "" else s" (${peers.mkString(", ")})") + s" must serve $n calls at once",
-      FixKind.ConnectionPoolSize))
+      FixKind.ConnectionPoolSize, setting = setting, value = Some(n)))

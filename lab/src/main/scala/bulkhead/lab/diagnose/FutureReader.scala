@@ -103,26 +103,29 @@ object FutureReader extends WaitReader:
           chain = Seq(waiting(w), completer, what))
 
   /** The setting that sizes the client's connections or limit, where the future's library names one. */
-  private def setting(m: Measured, run: RunView): String =
+  private def named(m: Measured, run: RunView): Option[String] =
     val w = WaitResources.of(run).find(x => m.key.contains(x.key))
     val libraries = w.toSeq.flatMap(x => (x.site +: x.through).map(PoolLibrary.libraryOf))
-    val named = libraries.flatMap(PoolLibrary.settingOf).headOption
+    val known = libraries.flatMap(PoolLibrary.settingOf).headOption
     // A Scala future of a Pekko or Akka service (its dispatchers are named after their configuration path).
     def runs(system: String) = run.window.exists(_.pools.exists(_.pool.contains(s"$system.actor.")))
     val actors = Seq("pekko" -> "org.apache.pekko.http", "akka" -> "akka.http").collectFirst {
       case (system, library) if libraries.exists(_.startsWith("scala.concurrent")) && runs(system) =>
         s"if it is $system's HTTP client: ${PoolLibrary.settingOf(library).get}"
     }
-    named.orElse(actors).fold("")(s => s" ($s)")
+    known.orElse(actors)
+
+  private def setting(m: Measured, run: RunView): String = named(m, run).fold("")(s => s" ($s)")
 
   def fix(m: Measured, run: RunView): Option[Fix] =
     val n = ResourceReader.inFlight(m, run)
     m.resource match
       case Resource.ConnectionPool =>
         Some(Fix(Nil, s"the asynchronous client's connections per host >= $n${setting(m, run)} " +
-          s"(${ResourceReader.because(m, run)}); the peer behind them must serve $n calls at once", FixKind.ConnectionPoolSize))
+          s"(${ResourceReader.because(m, run)}); the peer behind them must serve $n calls at once",
+          FixKind.ConnectionPoolSize, setting = named(m, run), value = Some(n)))
       case Resource.Limit =>
         Some(Fix(Nil, s"the limit of ${m.size.round} calls at once that the code asking in ${m.subject} runs >= $n" +
           s"${setting(m, run)} (${ResourceReader.because(m, run)}), if what the calls reach can serve $n at once",
-          FixKind.LimitSize))
+          FixKind.LimitSize, setting = named(m, run), value = Some(n)))
       case _ => None

@@ -42,14 +42,16 @@ object ObjectPoolReader extends WaitReader:
     val n = ResourceReader.inFlight(m, run)
     val w = WaitResources.of(run).find(x => m.key.contains(x.key))
     val lib = w.flatMap(PoolLibrary.of)
-    val setting = lib.flatMap(_.setting).fold("")(s => s" ($s)")
+    val named = lib.flatMap(_.setting)
+    val setting = named.fold("")(s => s" ($s)")
     val at = lib.fold(m.subject)(_.describe)
     val size = s"the pool's size >= $n objects$setting (${ResourceReader.because(m, run)}), if what each object " +
       "stands for can serve that many at once"
     val across = w.flatMap(heldAcross)
-    Some(across.fold(Fix(Nil, s"the pool of $at: $size", FixKind.LimitSize)) { work =>
+    Some(across.fold(Fix(Nil, s"the pool of $at: $size", FixKind.LimitSize, setting = named, value = Some(n))) { work =>
       val where = m.frame.fold("")(f => s" in $f")
       Fix(Nil, s"release the object before that work: the holders ${doing(work)}$where with it borrowed from $at, " +
         s"so each keeps it ${Measured.fmt(m.hold)} s for a use that needs little of that time (give it back before " +
-        s"the slow work, borrow again after if needed); beside it, $size", FixKind.ReleaseSooner)
+        s"the slow work, borrow again after if needed); beside it, $size", FixKind.ReleaseSooner, setting = named,
+        value = Some(n))
     })
