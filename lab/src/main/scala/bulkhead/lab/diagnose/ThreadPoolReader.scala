@@ -2,7 +2,7 @@ package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
 import bulkhead.lab.model.{FixKind, MetricsReading, Resource}
-import bulkhead.lab.sample.{PoolSample, PoolSize, Sample}
+import bulkhead.lab.sample.{PoolSample, PoolSize, Sample, WaitKind}
 
 /**
  * Thread pools of the thread dumps, each with its size (from /metrics, else the most threads seen), its occupancy
@@ -41,7 +41,7 @@ object ThreadPoolReader extends ResourceReader:
       val label = metricLabels.find(l => name.endsWith(l) || name.startsWith(s"$l-"))
       val seen = window.map(_.pools.find(_.pool == name))
       val busy = seen.map(_.map(_.busy.toDouble).getOrElse(0.0))
-      val blocked = mean(seen.map(_.map(_.blocked.toDouble).getOrElse(0.0)))
+      val blocked = mean(seen.map(_.map(heldIn).getOrElse(0.0)))
       val size = label.flatMap(l => median(gauge(_.pool(l).flatMap(_.max))))
         .getOrElse(seen.flatten.map(_.threads).maxOption.getOrElse(0).toDouble)
       // bulkhead serves /metrics on its default dispatcher: the active count it reports includes the thread serving
@@ -60,7 +60,7 @@ object ThreadPoolReader extends ResourceReader:
       val occupancy = mean(occupancySeries)
       // Held, not computing: most busy threads wait in a blocking frame. With an executor's active count, the threads
       // it calls active but the dump does not see computing are held (a parked wait is not a known blocking frame).
-      val computing = mean(seen.map(_.map(p => (p.busy - p.blocked).max(0).toDouble).getOrElse(0.0)))
+      val computing = mean(seen.map(_.map(p => (p.busy - heldIn(p)).max(0)).getOrElse(0.0)))
       val dumpSeesHeld = mean(busy) > 0 && blocked >= mean(busy) * 0.5
       val holding = if active.isDefined then occupancy - computing >= occupancy * 0.5 else dumpSeesHeld
       // Busy threads queued on a resource inside the JVM wait for that resource, which the wait readers read.
@@ -98,18 +98,41 @@ object ThreadPoolReader extends ResourceReader:
             s"in $frame${metered.getOrElse("")}$doing")))
     }
 
+  /**
+   * A pool's busy threads not on a core: those its dump sees waiting (a sleep, a lock, a blocking socket read, which
+   * a thread's state calls RUNNABLE while it holds the thread), else those not RUNNABLE.
+   */
+  private def heldIn(p: PoolSample): Double =
+    if p.waits.nonEmpty then (p.busy - p.waits.getOrElse(WaitKind.Running.key, 0)).max(0).toDouble
+    else p.blocked.toDouble
+
+  /**
+   * A Pekko or Akka dispatcher that runs the actor system's own non-blocking machinery (its HTTP streams, its actors):
+   * the default or internal dispatcher, as its threads are named after its configuration path
+   * (`my-system-pekko.actor.default-dispatcher-5`) or bulkhead's gauges label it.
+   */
+  def actorsOwn(pool: String): Boolean =
+    Seq("default-dispatcher", "internal-dispatcher").exists(d => pool == d || pool.endsWith(s"actor.$d"))
+
   def fix(m: Measured, run: RunView): Option[Fix] =
     val n = ResourceReader.inFlight(m, run)
     val why = ResourceReader.because(m, run) + (if m.nodes == 1 then "" else s", $n on each of ${m.nodes} nodes")
     if run.bulkhead && m.subject == "blocking-pool" then
       Some(Fix(Seq("--blocking-pool-size", n.toString), s"blocking-pool of $n threads (one per in-flight request: $why)"))
-    else if run.bulkhead && m.subject == "default-dispatcher" then
+    else if run.bulkhead && actorsOwn(m.subject) then
       // The default dispatcher runs the service's non-blocking machinery (its HTTP streams, its actors): blocking
       // work moves to the dedicated pool, never more dispatcher threads.
       val moved = Option.when(run.path.startsWith("/work/default"))(run.path.replaceFirst("/work/default", "/work/pool"))
       Some(Fix(Seq("--blocking-pool-size", n.toString), s"move the blocking work in ${m.frame.getOrElse("it")} off " +
         s"the default dispatcher, which runs the service's non-blocking machinery, onto the blocking-pool of $n " +
         s"threads ($why)" + moved.fold("")(p => s": $p"), FixKind.MoveOffEventLoop, moved))
+    else if actorsOwn(m.subject) then
+      // Any Pekko or Akka service: the seeds' first lesson, never more parallelism for the dispatcher.
+      Some(Fix(Nil, s"move the blocking call in ${m.frame.getOrElse("its tasks")} off ${m.subject} to a dedicated " +
+        s"dispatcher: a thread-pool-executor with fixed-pool-size $n ($why), the Future run on it " +
+        "(`Future { ... }(system.dispatchers.lookup(\"my-blocking-dispatcher\"))`); more parallelism for the " +
+        "dispatcher that runs the actors and the HTTP streams would only let more of them block",
+        FixKind.MoveOffEventLoop))
     else if run.bulkhead && m.subject == "work-queue" then
       Some(Fix(Seq("--set", s"bulkhead.enrichment.soap.work-queue.max=$n", "--set",
         s"bulkhead.enrichment.soap.work-queue.core=$n"), s"SOAP work queue of $n threads ($why)"))
@@ -124,5 +147,6 @@ object ThreadPoolReader extends ResourceReader:
     if pool.startsWith("qtp") then s"Jetty's QueuedThreadPool maxThreads ($pool)"
     else if pool.contains("-exec") then s"Tomcat's maxThreads ($pool)"
     else if pool.startsWith("XNIO") && pool.contains("task") then s"Undertow's worker threads ($pool)"
-    else if pool.contains("dispatcher") then s"the dispatcher's parallelism or pool size ($pool)"
+    else if pool.contains("dispatcher") then
+      s"the dispatcher's fixed-pool-size (a thread-pool-executor) or parallelism-max (a fork-join-executor) of $pool"
     else s"the maximum size of pool $pool"
