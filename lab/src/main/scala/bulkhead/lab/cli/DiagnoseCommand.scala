@@ -2,10 +2,10 @@ package bulkhead.lab.cli
 
 import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.load.WrkDriver
-import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
+import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord}
 import bulkhead.lab.report.ThreadTable
-import bulkhead.lab.run.Measurement
+import bulkhead.lab.run.{Measurement, PauseBudget}
 import bulkhead.lab.sample.{JmxAddress, JmxConnection, JmxCredentials, JmxSampler, ProcessSampler, ServiceSampler}
 import bulkhead.lab.process.Stack
 import scopt.OParser
@@ -27,7 +27,7 @@ object DiagnoseCommand extends LabCommand:
   final case class Options(pid: Long = -1, url: String = "", connections: Int = 50, threads: Int = 2,
       duration: FiniteDuration = 20.seconds, every: FiniteDuration = 1.second, noLoad: Boolean = false,
       rateMetric: Option[String] = None, out: Option[Path] = None, jmx: Option[JmxAddress] = None,
-      jmxCredentials: Option[Path] = None)
+      jmxCredentials: Option[Path] = None, allowRiskyDumps: Boolean = false)
 
   private def seconds(v: String): Option[FiniteDuration] = CommonFlags.duration(v)
 
@@ -58,6 +58,10 @@ object DiagnoseCommand extends LabCommand:
         .validate(v => if seconds(v).isDefined then success else failure(s"--every must be like 1s or 500ms, was '$v'"))
         .action((v, o) => o.copy(every = seconds(v).get)),
       opt[Unit]("no-load").text("observe under the service's own traffic; no wrk").action((_, o) => o.copy(noLoad = true)),
+      opt[Unit]("allow-risky-dumps").text("take the JSON thread dump (virtual threads' stacks) even on a JDK where it " +
+          "can crash the JVM while virtual threads mount and unmount (JDK 25: JDK-8364343); without it the lab reads " +
+          "Thread.print and JFR events there (docs/sampling.md)")
+        .action((_, o) => o.copy(allowRiskyDumps = true)),
       opt[String]("rate-metric").valueName("<url>#<counter>")
         .text("with --no-load: a Prometheus counter of answered requests, e.g. http://127.0.0.1:9090/metrics#http_requests_total")
         .validate(v => if v.contains('#') then success else failure(s"--rate-metric must be URL#counter, was '$v'"))
@@ -88,9 +92,16 @@ object DiagnoseCommand extends LabCommand:
             1
           case Right(record) =>
             println(ThreadTable.render(record.samples.map(_.pools)))
-            println(Diagnosis(record).line(record.info.name))
-            println(s"result: ${dir.resolve(RecordJson.FileName)}")
-            0
+            record.sampling.foreach(s => println(s"sampled: ${s.describe}"))
+            record.death match
+              case Some(d) =>
+                println(s"=> ${record.info.name}: the target ${d.sentence}; nothing measured after it is reported")
+                println(s"result: ${dir.resolve(RecordJson.FileName)}")
+                1
+              case None =>
+                println(Diagnosis(record).line(record.info.name))
+                println(s"result: ${dir.resolve(RecordJson.FileName)}")
+                0
   }
 
   /**
@@ -107,7 +118,7 @@ object DiagnoseCommand extends LabCommand:
     def name(o: Options): String = if o.jmx.isDefined then key(o) else s"pid-${o.pid}"
 
     def open(o: Options): Either[String, Sampled] = o.jmx match
-      case None => Right(Sampled(ServiceSampler(o.pid, None), s"pid ${o.pid}",
+      case None => Right(Sampled(ServiceSampler(o.pid, None, allowRiskyDumps = o.allowRiskyDumps), s"pid ${o.pid}",
         sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors()))
       case Some(address) =>
         for
@@ -126,14 +137,19 @@ object DiagnoseCommand extends LabCommand:
     Files.createDirectories(dir)
     val sampler = sampled.sampler
     val started = Instant.now()
+    // A first sample, before any load, tells which dump the JVM can take safely: the header says it.
+    sampler.sample(0.0)
+    say(s"bulkhead lab diagnose: sampling ${sampled.label} every ${o.every.toMillis} ms (longer when its pauses " +
+      s"would pass ${(PauseBudget.Share * 100).round} % of the time) from " +
+      sampler.source.fold("a thread dump")(_.describe))
     val measured =
       if o.noLoad then Right(observe(o, sampled))
       else
         val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
-        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling ${sampled.label} every ${o.every.toMillis} ms")
+        say(s"bulkhead lab diagnose: ${driver.describe(o.url)}")
         Measurement.run(driver, o.url, dir, sampler, o.every, say)
     measured.flatMap {
-      case m if m.samples.forall(_.pools.isEmpty) =>
+      case m if m.death.isEmpty && m.samples.forall(_.pools.isEmpty) =>
         val why = if o.jmx.isDefined then "" else "is it a JVM of this user?"
         Left(s"no thread dump of ${sampled.label}: ${sampler.lastDumpError.getOrElse(why)}")
       case m =>
@@ -143,31 +159,17 @@ object DiagnoseCommand extends LabCommand:
           figures.clients, Nil, None, None, None, None, "2xx", None, label, sampled.jdk, sampled.cores,
           started.toString)
         val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil,
-          Some(m.beforeLoad), Some(m.afterLoad))
+          Some(m.beforeLoad), Some(m.afterLoad), sampling = m.sampling, death = m.death)
         RecordJson.write(record, dir)
         Right(record)
     }
 
   /** Samples for the duration without load; the answers are the counter's increase, when one is given. */
   private def observe(o: Options, sampled: Sampled): Measurement.Outcome =
-    val sampler = sampled.sampler
     def count(): Option[Double] = o.rateMetric.flatMap { spec =>
       val (url, counter) = spec.splitAt(spec.lastIndexOf('#'))
       Stack.get(url, 5.seconds).toOption.map(t => MetricsReading.lines(t).filter(_.name == counter.drop(1)).map(_.value).sum)
     }
     println(s"bulkhead lab diagnose: observing ${sampled.label} for ${o.duration.toSeconds} s (no load)")
-    val c0 = count()
-    val before = sampler.process(0.0)
-    val start = System.nanoTime()
-    val samples = Iterator.continually {
-      val t = (System.nanoTime() - start) / 1e9
-      val s = sampler.sample(t)
-      Thread.sleep(o.every.toMillis)
-      s
-    }.takeWhile(_ => System.nanoTime() - start < o.duration.toNanos).toVector
-    val elapsed = (System.nanoTime() - start) / 1e9
-    val after = sampler.process(elapsed)
-    val answered = (for a <- c0; b <- count() yield (b - a).toLong).getOrElse(0L)
-    Measurement.Outcome(LoadFigures("observed", s"observed ${o.duration.toSeconds} s" +
-      o.rateMetric.fold("")(m => s", rate from $m"), 0, elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0),
-      Latencies.Empty, Nil), samples, before, after)
+    Measurement.observe(sampled.sampler, o.every, o.duration, () => count(),
+      s"observed ${o.duration.toSeconds} s" + o.rateMetric.fold("")(m => s", rate from $m"))

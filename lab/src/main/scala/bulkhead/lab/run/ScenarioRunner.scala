@@ -157,7 +157,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
 
   /** The sampler of `service`: its threads when it is a JVM, its /metrics when it is bulkhead. */
   private def samplerOf(s: Scenario, service: Served, jvm: Boolean, dependencies: Map[String, Long]): ServiceSampler =
-    ServiceSampler(service.child.pid, metricsUrlOf(s, service), threadDumps = jvm, dependencies = dependencies)
+    ServiceSampler(service.child.pid, metricsUrlOf(s, service), threadDumps = jvm, dependencies = dependencies,
+      process = Some(service.child.process))
 
   /**
    * Waits until the work the previous load (a warm-up, an attempt, a capacity step) left in `service` has ended, at
@@ -225,6 +226,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val record = Measurement.record(info, driver, outcomes, others.map(_.address), before,
       ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)))
     RecordJson.write(record, dir)
+    record.death.foreach(d => throw IllegalStateException(s"the service ${d.sentence}"))
     record
 
 object ScenarioRunner:

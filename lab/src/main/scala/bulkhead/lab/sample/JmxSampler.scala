@@ -9,8 +9,14 @@ package bulkhead.lab.sample
  * `getCpuLoad` over each interval between two readings, integrated into busy and total ticks (milliseconds x cores)
  * as /proc/stat counts them. `getCpuLoad` is the load since the JVM's previous call of it, from anyone: an
  * approximation when something else in the JVM calls it (a metrics library), exact otherwise.
+ *
+ * `dumpAllThreads` stops the JVM at a safepoint and lists platform threads only: once a dump shows that the JVM runs
+ * virtual threads, JFR events of their waits are streamed over the same connection ([[RemoteEvents]]), and
+ * [[finish]] adds them to each sample. A sample's pause is its dump call's whole time, transfer included (no counter
+ * is read over JMX). The JVM is taken for dead when a call fails after it answered before: the connection is lost.
  */
-final class JmxSampler(connection: JmxConnection) extends ProcessSampler:
+final class JmxSampler(connection: JmxConnection,
+    events: JmxConnection => VirtualThreadEvents = c => RemoteEvents(c.server)) extends ProcessSampler:
   @volatile private var dumpError: Option[String] = None
   def lastDumpError: Option[String] = dumpError
   /** Event-loop frames seen so far in this JVM's dumps ([[EventLoops]]). */
@@ -23,16 +29,43 @@ final class JmxSampler(connection: JmxConnection) extends ProcessSampler:
   private var busyTicks = 0L
   private var totalTicks = 0L
 
+  private lazy val jdk = JdkVersion.parse(connection.jdk)
+  @volatile private var virtualSeen = false
+  private val virtual = VirtualSource(() => events(connection))
+  private val instants = scala.collection.mutable.Map.empty[Double, Long]
+
   def sample(second: Double): Sample =
+    val at = VirtualSource.nowNanos
+    val began = System.nanoTime()
     val read = connection.dump() match
       case Right(dump) =>
         dumpError = None
         loops = loops ++ EventLoops.frames(dump.threads)
+        if !virtualSeen then virtualSeen = SamplingSource.showsVirtualThreads(dump)
         DumpReading(PoolSample.of(dump, loops), WaitGraph.of(dump))
       case Left(e) =>
         dumpError = Some(e)
         DumpReading(Nil, Nil)
-    process(second).copy(pools = read.pools, resources = read.resources)
+    val pause = SamplePause((System.nanoTime() - began) / 1e6, 0, SamplePause.ByCallTime)
+    if virtualSeen && jdk.exists(_.feature >= JvmPools.JsonFrom) then virtual.open(second)
+    synchronized(instants(second) = at)
+    process(second).copy(pools = read.pools, resources = read.resources, pause = Some(pause))
+
+  override def source: Option[SamplingSource] = Some(virtual.describe(SamplingSource.byJmx(jdk, virtualSeen)))
+
+  /** Two failed calls half a second apart: one may fail on a JVM too busy to answer in time. */
+  override def death(second: Double): Option[TargetDeath] =
+    def uptime() = connection.call("uptime")(connection.runtime.getUptime)
+    uptime() match
+      case Right(_) => None
+      case Left(_) =>
+        Thread.sleep(500)
+        uptime().left.toOption.map(e => TargetDeath(second, s"the JMX connection was lost ($e)"))
+
+  override def finish(samples: Seq[Sample]): Seq[Sample] =
+    virtual.close()
+    val at = synchronized(instants.toMap)
+    samples.map(s => at.get(s.second).fold(s)(virtual.complete(s, _)))
 
   def process(second: Double): Sample =
     val cpu = connection.call("process CPU")(connection.os.getProcessCpuTime).toOption.filter(_ >= 0).map(_ / 1e9)

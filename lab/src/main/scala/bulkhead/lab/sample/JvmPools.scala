@@ -1,20 +1,39 @@
 package bulkhead.lab.sample
 
 /**
- * The pools of one running JVM at each sample, from the thread dump that shows the most of it: the JSON dump where the
- * JVM writes one (JDK 21+), the only dump that lists virtual threads, else `Thread.print`. The JVM's version is read
- * once, at the first sample that can read it. A JVM that fails a JSON dump but takes a classic one at the same
- * instant (it has the command but could not write the file where the lab reads it) gets classic dumps from then on:
- * each JSON attempt costs it an attach. Each source gives a jcmd command's answer; [[JvmPools.of]] asks a pid.
+ * The pools of one running JVM at each sample, from the thread dump that shows the most of it without risking it: the
+ * JSON dump where the JVM writes one (JDK 21+), the only dump that lists virtual threads, unless its JDK is one where
+ * that dump can crash it ([[DumpHazards]]: then `Thread.print`, and virtual threads from JFR events, see
+ * [[ServiceSampler]]), else `Thread.print`. `allowRiskyDumps` takes the JSON dump even there. The JVM's version is read
+ * once, at the first sample that can read it. A JVM that fails a JSON dump but takes a classic one at the same instant
+ * (it has the command but could not write the file where the lab reads it) gets classic dumps from then on: each JSON
+ * attempt costs it an attach. Each source gives a jcmd command's answer; [[JvmPools.of]] asks a pid.
  */
 final class JvmPools(version: () => Either[String, String], json: () => Either[String, String],
-    classic: () => Either[String, String], scheduler: () => Either[String, String]):
-  @volatile private var feature: Option[Int] = None
+    classic: () => Either[String, String], scheduler: () => Either[String, String], allowRiskyDumps: Boolean = false,
+    hazards: DumpHazards = DumpHazards.Known):
+  @volatile private var jdk: Option[JdkVersion] = None
   @volatile private var jsonRefused = false
   @volatile private var schedulerIdentity: Option[String] = None
+  @volatile private var virtualSeen = false
+
+  /** The defects of this JVM's JSON dump, once its version is known. */
+  def jsonHazards: Seq[DumpDefect] = jdk.fold(Nil)(hazards.of(DumpKind.Json, _))
 
   /** True while samples come from JSON dumps, with virtual threads. */
-  def readsJson: Boolean = feature.exists(_ >= JvmPools.JsonFrom) && !jsonRefused
+  def readsJson: Boolean =
+    jdk.exists(_.feature >= JvmPools.JsonFrom) && !jsonRefused && (jsonHazards.isEmpty || allowRiskyDumps)
+
+  /** Whether the dumps so far showed that the JVM runs virtual threads. */
+  def runsVirtualThreads: Boolean = virtualSeen
+
+  /** Where the samples come from and why. */
+  def source: SamplingSource =
+    SamplingSource.byPid(jdk, jsonHazards, virtualSeen, allowRiskyDumps) match
+      case s if jsonRefused && s.platform == SamplingSource.JsonDump =>
+        s.copy(platform = SamplingSource.ClassicDump, virtual = None,
+          reason = "the JVM refused the JSON dump (it could not write the file where the lab reads it)")
+      case s => s
 
   /** Event-loop frames seen so far in this JVM's dumps ([[EventLoops]]): a loop seen idle once is known after. */
   @volatile private var loops: Set[String] = Set.empty
@@ -23,11 +42,11 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
 
   /** The pools and the resources of one dump. */
   def read(): Either[String, DumpReading] =
-    if feature.isEmpty then feature = version().toOption.flatMap(ThreadSampler.feature)
+    if jdk.isEmpty then jdk = version().toOption.flatMap(JdkVersion.ofVmVersion)
     if !readsJson then fromClassic
     else
       // The scheduler names the carriers' pool even when none carries: asked until a JVM that has the command answers.
-      if schedulerIdentity.isEmpty && feature.exists(_ >= JvmPools.SchedulerFrom) then
+      if schedulerIdentity.isEmpty && jdk.exists(_.feature >= JvmPools.SchedulerFrom) then
         schedulerIdentity = scheduler().toOption.flatMap(JsonThreadDump.schedulerIdentity)
       json().flatMap(JsonThreadDump.parse(_, schedulerIdentity)).map(reading) match
         case Right(pools) => Right(pools)
@@ -42,6 +61,7 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
 
   private def reading(dump: ThreadDump): DumpReading =
     loops = loops ++ EventLoops.frames(dump.threads)
+    if !virtualSeen then virtualSeen = dump.threads.exists(_.virtual) || SamplingSource.showsVirtualThreads(dump)
     DumpReading(PoolSample.of(dump, loops), WaitGraph.of(dump))
 
 /** One dump read: its pools and the resources its threads wait on. */
@@ -53,5 +73,6 @@ object JvmPools:
   /** `Thread.vthread_scheduler` came with JDK 24. */
   val SchedulerFrom = 24
 
-  def of(pid: Long): JvmPools = JvmPools(() => ThreadSampler.version(pid), () => ThreadSampler.dumpJson(pid),
-    () => ThreadSampler.dump(pid), () => ThreadSampler.scheduler(pid))
+  def of(pid: Long, allowRiskyDumps: Boolean = false): JvmPools = JvmPools(() => ThreadSampler.version(pid),
+    () => ThreadSampler.dumpJson(pid), () => ThreadSampler.dump(pid), () => ThreadSampler.scheduler(pid),
+    allowRiskyDumps)
