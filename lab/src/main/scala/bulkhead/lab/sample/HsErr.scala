@@ -23,7 +23,7 @@ object HsErr:
   /** The first of `candidates` that exists. */
   def find(candidates: Seq[Path]): Option[Path] = candidates.find(Files.isRegularFile(_))
 
-  private val Signal = """^#\s+(SIG[A-Z]+) \(0x""".r
+  private val Signal = """^#\s+(SIG[A-Z]+) \(0x.*""".r
   private val Internal = """^#\s+(Internal Error|Out of Memory Error|fatal error|guarantee|assert)\b.*""".r
 
   /** The fatal error (`SIGSEGV`, `Internal Error ...`) and the problematic frame an hs_err log's header reports. */

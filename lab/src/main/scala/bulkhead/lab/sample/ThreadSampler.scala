@@ -7,7 +7,7 @@ import scala.concurrent.duration.*
 
 /**
  * Thread dumps of any running JVM, as `jcmd <pid> Thread.print -l` prints them (what the seeds did with jstack), and
- * the JSON dump of JDK 21+, the only one with virtual threads ([[JvmPools]] chooses). Through the attach API from this
+ * the JSON dump of JDK 21+, the only one with virtual threads ([[JvmPools]] chooses, by [[DumpHazards]]). Through the attach API from this
  * JVM when it can (see [[Attach]]); else by running jcmd.
  */
 object ThreadSampler:
@@ -49,7 +49,3 @@ object ThreadSampler:
   def version(pid: Long): Either[String, String] =
     Attach.jcmd(pid, "VM.version").orElse(Children.runToCompletion(Seq(jcmd, pid.toString, "VM.version"), 30.seconds)
       .left.map(e => s"cannot read the version of $pid: $e"))
-
-  /** The feature release in `VM.version`'s answer (`JDK 25.0.3` -> 25). */
-  def feature(vmVersion: String): Option[Int] =
-    """(?m)^JDK (\d+)""".r.findFirstMatchIn(vmVersion).flatMap(_.group(1).toIntOption)

@@ -14,6 +14,7 @@ public final class Main {
       "  httpclient-pool      --worker-threads 100 --max-connections 5 --soap-endpoint URL",
       "  hikari-pg            --worker-threads 100 --pool-size 10 --hold-ms 100 --jdbc-url jdbc:postgresql://...",
       "  spring-hikari        --pool-size 10 --hold-ms 100 --jdbc-url jdbc:postgresql://...   (Spring Boot, Tomcat)",
+      "  virtual-parking      --io-threads 2 --hold-ms 100 --steps 4 --parkers 0 --park-ms 10   (virtual threads, JDK 21+)",
       "Every app also accepts --redis-uri URI, --soap-endpoint URL and --jdbc-url URL (the lab's backing flags).");
 
   public static void main(String[] args) {
