@@ -123,7 +123,7 @@ object Measurement:
       s.pause.foreach(p => budget.record(p.ms))
       val interval = budget.interval
       longest = longest.max(interval)
-      val end = System.nanoTime() + interval.toNanos
+      val end = (System.nanoTime() + interval.toNanos).min(start + duration.toNanos)
       while death.isEmpty && System.nanoTime() < end do
         Thread.sleep(TargetWatch.Every.toMillis.min(((end - System.nanoTime()) / 1_000_000).max(1)))
         death = sampler.death(now)

@@ -95,6 +95,21 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
       ThreadsCommand.main(Seq("--jmx", address.text, "--count", "2", "--every", "100ms")) shouldBe 0
     }
 
+  it should "take the JVM for dead once its connection is lost, ending the run there" in
+    withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (jvm, address) =>
+      val killer = Thread(() => { Thread.sleep(3000); jvm.destroyForcibly(); () })
+      killer.start()
+      val options = DiagnoseCommand.Options(jmx = Some(address), noLoad = true, duration = 60.seconds, every = 1.second)
+      val record = DiagnoseCommand.run(options, Files.createTempDirectory("diagnose-jmx-dies"), _ => ())
+        .fold(e => fail(e), identity)
+      killer.join()
+      val death = record.death.getOrElse(fail("no death recorded"))
+      death.how should startWith("the JMX connection was lost")
+      death.second should be < 60.0
+      record.samples should not be empty
+      record.samples.map(_.second).foreach(_ should be < death.second)
+    }
+
   it should "authenticate with the user and password of a file, and say what is wrong without them" in {
     val dir = Files.createTempDirectory("jmx-auth")
     val passwords = secret(dir, "jmxremote.password", "labuser s3cret\nwatcher w4tch\n")
