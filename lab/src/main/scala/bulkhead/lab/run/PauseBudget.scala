@@ -3,27 +3,21 @@ package bulkhead.lab.run
 import scala.concurrent.duration.*
 
 /**
- * The sampling interval, stretched so that the pauses the samples cause stay under `share` of the wall time: each
- * interval is at least the asked `every`, and at least the longest of the last few pauses divided by `share` (a
- * 20 ms dump every 2 s is 1 %). The pauses come from each sample's [[bulkhead.lab.sample.SamplePause]].
+ * The sampling interval, stretched so that the pauses the samples cause stay under `share` of the wall time: the wait
+ * after a sample is at least the asked `every`, and at least that sample's pause divided by `share` (a 20 ms dump is
+ * followed by 2 s), so that every pause is paid for by the wait after it. The pauses come from each sample's
+ * [[bulkhead.lab.sample.SamplePause]].
  */
 final class PauseBudget(every: FiniteDuration, share: Double = PauseBudget.Share):
   require(share > 0 && share < 1, s"share must be in (0, 1), was $share")
-  private var recent = Vector.empty[Double]
+  @volatile private var last = 0.0
 
   /** A sample's pause, in milliseconds. */
-  def record(pauseMs: Double): Unit = synchronized {
-    recent = (recent :+ pauseMs.max(0)).takeRight(PauseBudget.Remembered)
-  }
+  def record(pauseMs: Double): Unit = last = pauseMs.max(0)
 
   /** The interval before the next sample. */
-  def interval: FiniteDuration = synchronized {
-    val needed = recent.maxOption.fold(0L)(p => math.ceil(p / share).toLong)
-    every.max(needed.millis)
-  }
+  def interval: FiniteDuration = every.max(math.ceil(last / share).toLong.millis)
 
 object PauseBudget:
   /** Pauses at most 1 % of the wall time. */
   val Share = 0.01
-  /** The pauses the interval answers to: a few, so that one long pause (a collection in the window) does not linger. */
-  val Remembered = 3

@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters.*
  * `OperatingSystemMXBean`, its version and cores. No attach API and no /proc: nothing of the JVM's host is read.
  */
 final class JmxConnection private (connector: JMXConnector, val address: JmxAddress) extends AutoCloseable:
-  /** The agent's MBean server, for what the platform MXBeans above do not cover (JFR, [[RemoteEvents]]). */
+  /** The agent's MBean server, for what the platform MXBeans above do not cover (JFR, [[JmxRecording]]). */
   val server: javax.management.MBeanServerConnection = connector.getMBeanServerConnection
   val threads: ThreadMXBean = ManagementFactory.getPlatformMXBean(server, classOf[ThreadMXBean])
   val os: com.sun.management.OperatingSystemMXBean =

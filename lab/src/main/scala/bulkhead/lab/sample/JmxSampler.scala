@@ -11,12 +11,12 @@ package bulkhead.lab.sample
  * approximation when something else in the JVM calls it (a metrics library), exact otherwise.
  *
  * `dumpAllThreads` stops the JVM at a safepoint and lists platform threads only: once a dump shows that the JVM runs
- * virtual threads, JFR events of their waits are streamed over the same connection ([[RemoteEvents]]), and
+ * virtual threads, JFR events of their waits are recorded and read over the same connection ([[JmxRecording]]), and
  * [[finish]] adds them to each sample. A sample's pause is its dump call's whole time, transfer included (no counter
  * is read over JMX). The JVM is taken for dead when a call fails after it answered before: the connection is lost.
  */
 final class JmxSampler(connection: JmxConnection,
-    events: JmxConnection => VirtualThreadEvents = c => RemoteEvents(c.server)) extends ProcessSampler:
+    events: JmxConnection => VirtualThreadEvents = c => JmxRecording(c.server)) extends ProcessSampler:
   @volatile private var dumpError: Option[String] = None
   def lastDumpError: Option[String] = dumpError
   /** Event-loop frames seen so far in this JVM's dumps ([[EventLoops]]). */
@@ -49,6 +49,7 @@ final class JmxSampler(connection: JmxConnection,
     val pause = SamplePause((System.nanoTime() - began) / 1e6, 0, SamplePause.ByCallTime)
     if virtualSeen && jdk.exists(_.feature >= JvmPools.JsonFrom) then virtual.open(second)
     synchronized(instants(second) = at)
+    virtual.sampled(at)
     process(second).copy(pools = read.pools, resources = read.resources, pause = Some(pause))
 
   override def source: Option[SamplingSource] = Some(virtual.describe(SamplingSource.byJmx(jdk, virtualSeen)))

@@ -1,10 +1,11 @@
 package bulkhead.lab.sample
 
 /**
- * How long one sample stopped the JVM it sampled: the safepoints that began and ended while its thread dump ran
- * (HotSpot's perf counters, read just before and just after: a collection that fell in the same window counts too,
- * so it is an upper bound), or over JMX, where no counter is read, the dump call's whole time (an upper bound that
- * includes the transfer). `how` names which.
+ * How long one sample stopped the JVM it sampled: the safepoints that began and ended while its thread dump ran, and
+ * the JFR commands of its virtual-thread recording when it has one (HotSpot's perf counters, read just before and
+ * just after: a collection that fell in the same window counts too, so it is an upper bound), or over JMX, where no
+ * counter is read, the dump call's whole time (an upper bound that includes the transfer). `how` names which.
+ * Handshakes (a JSON dump stops each thread in turn rather than all at once) are not counted.
  */
 final case class SamplePause(ms: Double, safepoints: Long, how: String)
 

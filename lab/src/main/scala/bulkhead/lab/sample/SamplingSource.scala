@@ -18,8 +18,8 @@ object SamplingSource:
   val ClassicDump = "Thread.print -l"
   val JsonDump = "Thread.dump_to_file -format=json"
   val JmxDump = "ThreadMXBean.dumpAllThreads over JMX"
-  val JfrAttach = "JFR events streamed from the JVM's repository (JFR.start over attach)"
-  val JfrJmx = "JFR events streamed over JMX (RemoteRecordingStream)"
+  val JfrAttach = "JFR events of a recording in the JVM (JFR.start, JFR.dump over attach)"
+  val JfrJmx = "JFR events of a recording in the JVM (FlightRecorderMXBean over JMX)"
 
   /** The flag that takes a dump the hazard table marks as risky. */
   val AllowFlag = "--allow-risky-dumps"

@@ -13,14 +13,15 @@ import scala.concurrent.duration.*
  * redis-server) have their CPU read from /proc at every sample, to state what a request costs them too.
  *
  * On a JDK whose JSON dump can crash it ([[DumpHazards]]) the dump is `Thread.print`, and once it shows that the JVM
- * runs virtual threads, a JFR recording of their waits is streamed from the JVM ([[RepositoryEvents]]); [[finish]]
- * stops it and adds, to each sample, the virtual threads in a recorded wait at its instant. `allowRiskyDumps` takes
+ * runs virtual threads, a JFR recording of their waits is kept in the JVM and read back ([[AttachRecording]],
+ * [[VirtualSource]]); [[finish]] stops it and adds, to each sample, the virtual threads in a recorded wait at its
+ * instant. `allowRiskyDumps` takes
  * the JSON dump instead. Each sample records how long its dump stopped the JVM ([[SamplePause]]). `process`: the JVM
  * when the lab started it, whose exit code then tells how it ended ([[ProcessDeath]]).
  */
 final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: Boolean = true,
     dependencies: Map[String, Long] = Map.empty, allowRiskyDumps: Boolean = false, process: Option[Process] = None,
-    events: Long => VirtualThreadEvents = RepositoryEvents(_)) extends ProcessSampler:
+    events: Long => VirtualThreadEvents = AttachRecording(_)) extends ProcessSampler:
   /** The last thread dump's error, if the last one failed (a starved or exiting JVM). */
   @volatile var lastDumpError: Option[String] = None
   private val dumps = JvmPools.of(pid, allowRiskyDumps)
@@ -43,9 +44,11 @@ final class ServiceSampler(pid: Long, metricsUrl: Option[String], threadDumps: B
         case Left(e) =>
           lastDumpError = Some(e)
           DumpReading(Nil, Nil)
-    val pause = for b <- before; a <- safepoints() if threadDumps yield SamplePause.between(b, a)
+    // The recording of virtual threads is started and read back here too: its safepoints count in this pause.
     if threadDumps && dumps.runsVirtualThreads && !dumps.readsJson then virtual.open(second)
     synchronized(instants(second) = at)
+    virtual.sampled(at)
+    val pause = for b <- before; a <- safepoints() if threadDumps yield SamplePause.between(b, a)
     process(second).copy(pools = read.pools, metrics = metrics, resources = read.resources,
       outbound = OutboundConnections.of(pid), pause = pause)
 

@@ -1,17 +1,23 @@
 package bulkhead.lab.sample
 
+import java.nio.file.Path
+import java.time.Instant
 import scala.concurrent.duration.*
 
 /**
- * JFR events of a JVM's virtual threads, streamed while it is sampled: a recording the lab starts in the JVM with only
- * the events it reads ([[VirtualThreadEvents.Settings]]), consumed as it is written, and stopped at the end. Nothing in
- * it stops a thread: each event is written by the thread that waited, when its wait ends. [[RepositoryEvents]] reads a
- * JVM of this host through the attach API; [[RemoteEvents]] one over JMX.
+ * A JFR recording of a JVM's virtual-thread events, kept while it is sampled: started by the lab in the JVM with only
+ * the events it reads ([[VirtualThreadEvents.Settings]]), read back as recording files of the last minute or so, and
+ * stopped at the end. Nothing in it stops a thread: each event is written by the thread that waited, when its wait
+ * ends. Read back as whole files rather than streamed: JDK 25's stream of a running recording leaves most virtual
+ * threads' events without their thread, which a finished file resolves. [[AttachRecording]] reaches a JVM of this host
+ * through the attach API; [[JmxRecording]] one over JMX.
  */
 trait VirtualThreadEvents:
-  /** Starts the recording and the stream into `waits`; Left with why it could not. */
-  def start(waits: VirtualThreadWaits): Either[String, Unit]
-  /** Waits for the last events to arrive, then stops the recording in the JVM and the stream. */
+  /** Starts the recording; Left with why it could not. */
+  def start(): Either[String, Unit]
+  /** The events recorded from `since` on, as a recording file of this host, which the caller deletes. */
+  def collect(since: Instant): Either[String, Path]
+  /** Stops the recording in the JVM and removes what it kept. */
   def stop(): Unit
 
 object VirtualThreadEvents:
@@ -30,6 +36,3 @@ object VirtualThreadEvents:
   /** How long the recording keeps its data in the JVM's repository, and at most how much of it. */
   val MaxAge: FiniteDuration = 2.minutes
   val MaxSizeMb = 64
-
-  /** JFR writes what it recorded to its stream once a second: the last events arrive within this after the end. */
-  val Lag: FiniteDuration = 2500.millis

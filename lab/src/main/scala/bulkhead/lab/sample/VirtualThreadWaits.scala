@@ -13,19 +13,43 @@ import scala.collection.mutable
  */
 final class VirtualThreadWaits:
   private val waits = mutable.ArrayBuffer.empty[VirtualWait]
+  private val keys = mutable.Set.empty[(Long, WaitKind, Long)]
   private val started = mutable.Map.empty[Long, Long]
   private val ended = mutable.Map.empty[Long, Long]
   @volatile private var counted = false
 
-  /** One event of the stream: a wait of a virtual thread, or its start or end; anything else is left. */
-  def add(e: RecordedEvent): Unit =
-    VirtualWait.of(e).foreach(add)
-    VirtualWait.lifetime(e).foreach((id, start, at) => synchronized {
-      counted = true
-      if start then started(id) = at else ended(id) = at
-    })
+  @volatile private var unread = Option.empty[String]
 
-  def add(w: VirtualWait): Unit = synchronized(waits += w)
+  /**
+   * One event of the stream: a wait of a virtual thread, or its start or end; anything else is left. An event that
+   * does not read as expected is skipped (the first one's error is kept): an exception would end the whole stream.
+   */
+  def add(e: RecordedEvent): Unit =
+    try
+      VirtualWait.of(e).foreach(add)
+      VirtualWait.lifetime(e).foreach((id, start, at) => synchronized {
+        counted = true
+        if start then started(id) = at else ended(id) = at
+      })
+    catch case scala.util.control.NonFatal(x) =>
+      if unread.isEmpty then unread = Some(s"${e.getEventType.getName}: $x")
+
+  /** The first event that did not read, and why. */
+  def unreadEvent: Option[String] = unread
+
+  /** A wait, unless the same one (thread, kind, start) is known already: read-backs overlap. */
+  def add(w: VirtualWait): Unit = synchronized {
+    if keys.add((w.threadId, w.kind, w.startNanos)) then waits += w
+  }
+
+  /** Forgets waits that ended, and threads that ended, before `nanos`: nothing settled later can need them. */
+  def dropEndedBefore(nanos: Long): Unit = synchronized {
+    waits.foreach(w => if w.endNanos < nanos then keys.remove((w.threadId, w.kind, w.startNanos)))
+    waits.filterInPlace(_.endNanos >= nanos)
+    val over = ended.collect { case (id, e) if e < nanos => id }.toSet
+    ended --= over
+    started --= over
+  }
 
   def size: Int = synchronized(waits.size)
 

@@ -40,21 +40,25 @@ object VirtualWait:
   /** A virtual thread's start and end, which count the virtual threads alive at an instant. */
   val Start = "jdk.VirtualThreadStart"
   val End = "jdk.VirtualThreadEnd"
+  private val VirtualRun = "java.lang.VirtualThread.run("
   /** Waits shorter than this are not recorded: the events' cost grows with their number. */
   val ThresholdMs = 10
 
   /** The wait an event records, when it is a virtual thread's wait of the streamed kinds. */
   def of(e: RecordedEvent): Option[VirtualWait] =
-    for
-      kind <- Events.get(e.getEventType.getName)
-      thread <- Option(e.getThread) if isVirtual(thread)
-    yield
+    val thread = Option(e.getThread)
+    val stack = frames(e)
+    // An event whose thread did not resolve is a virtual thread's when its stack starts where they all start.
+    val virtual = thread.fold(stack.exists(_.startsWith(VirtualRun)))(isVirtual)
+    for kind <- Events.get(e.getEventType.getName) if virtual yield
       val start = nanos(e.getStartTime)
       val blocker = Seq("parkedClass", "monitorClass").find(e.hasField).flatMap(f =>
         Option(e.getClass(f)).map(_.getName))
-      val identity = Option.when(e.hasField("address"))(s"0x${java.lang.Long.toHexString(e.getLong("address"))}")
-      VirtualWait(kind, thread.getJavaThreadId, Option(thread.getJavaName).getOrElse(""), start,
-        start + e.getDuration.toNanos, frames(e), blocker, identity)
+      val identity = e.getEventType.getField("address") match
+        case f if f != null && f.getTypeName == "long" => Some(s"0x${java.lang.Long.toHexString(e.getLong("address"))}")
+        case _ => None
+      VirtualWait(kind, thread.fold(-1L)(_.getJavaThreadId), thread.flatMap(t => Option(t.getJavaName)).getOrElse(""),
+        start, start + e.getDuration.toNanos, stack, blocker, identity)
 
   /** A virtual thread's start (`Some(true)`) or end (`Some(false)`), with its id. */
   def lifetime(e: RecordedEvent): Option[(Long, Boolean, Long)] =
