@@ -20,8 +20,8 @@ class DiagnoseCommandSpec extends AnyFlatSpec with Matchers:
     val dir = Files.createTempDirectory("diagnose-jetty")
     val jetty = Stack(Fixtures.launch, dir).peer(Target.Jetty, Seq("--max-threads", "12", "--min-threads", "12"))
     try
-      val options = DiagnoseCommand.Options(pid = jetty.child.pid, url = jetty.url("/work/pool?ms=100"),
-        connections = 40, duration = 6.seconds, every = 1.second)
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(pid = Some(jetty.child.pid)),
+        url = jetty.url("/work/pool?ms=100"), connections = 40, duration = 6.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       val verdict = Diagnosis(record)
       verdict.name shouldBe "pool qtp"

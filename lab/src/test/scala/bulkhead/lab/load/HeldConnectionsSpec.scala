@@ -1,5 +1,7 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.record.{RequestLog, RequestOutcome}
+
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 

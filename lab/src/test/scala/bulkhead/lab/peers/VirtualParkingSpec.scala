@@ -1,6 +1,6 @@
 package bulkhead.lab.peers
 
-import bulkhead.lab.cli.DiagnoseCommand
+import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags}
 import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.model.{Resource, Target}
 import bulkhead.lab.process.{Children, Stack}
@@ -30,8 +30,8 @@ class VirtualParkingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAl
   private def diagnose(allowRisky: Boolean, duration: FiniteDuration) =
     val zoo = stack.peer(Target.Zoo, flags)
     try
-      val options = DiagnoseCommand.Options(pid = zoo.child.pid, url = zoo.url("/work"), connections = 100,
-        duration = duration, every = 1.second, allowRiskyDumps = allowRisky)
+      val options = DiagnoseCommand.Options(JvmFlags(pid = Some(zoo.child.pid), allowRiskyDumps = allowRisky),
+        url = zoo.url("/work"), connections = 100, duration = duration, every = 1.second)
       val record = DiagnoseCommand.run(options, Files.createTempDirectory("diagnose-virtual"), _ => ())
         .fold(e => fail(e), identity)
       (record, zoo.child.isAlive)

@@ -1,6 +1,6 @@
 package bulkhead.lab.run
 
-import bulkhead.lab.cli.DiagnoseCommand
+import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -27,7 +27,7 @@ class TargetWatchSpec extends AnyFlatSpec with Matchers:
       withClue(Files.readString(cwd.resolve("out.txt")))(Files.exists(portFile) shouldBe true)
       val url = s"http://127.0.0.1:${Files.readString(portFile).trim}/"
       val dir = Files.createTempDirectory("diagnose-dies")
-      val options = DiagnoseCommand.Options(pid = jvm.pid, url = url, connections = 10, threads = 1,
+      val options = DiagnoseCommand.Options(JvmFlags(pid = Some(jvm.pid)), url = url, connections = 10, threads = 1,
         duration = 60.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       jvm.isAlive shouldBe false

@@ -1,6 +1,6 @@
 package bulkhead.lab.sample
 
-import bulkhead.lab.cli.{DiagnoseCommand, ThreadsCommand}
+import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags, ThreadsCommand}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -84,7 +84,7 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
   it should "serve lab diagnose --jmx --no-load and lab threads --jmx, with the JVM's own JDK and cores" in
     withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (_, address) =>
       val dir = Files.createTempDirectory("diagnose-jmx")
-      val options = DiagnoseCommand.Options(jmx = Some(address), noLoad = true, duration = 2.seconds, every = 1.second)
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Some(address)), noLoad = true, duration = 2.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       record.info.name shouldBe s"jmx-127.0.0.1-${address.port}"
       record.info.target shouldBe s"jmx 127.0.0.1:${address.port}"
@@ -99,7 +99,8 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
     withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (jvm, address) =>
       val killer = Thread(() => { Thread.sleep(3000); jvm.destroyForcibly(); () })
       killer.start()
-      val options = DiagnoseCommand.Options(jmx = Some(address), noLoad = true, duration = 60.seconds, every = 1.second)
+      val options = DiagnoseCommand.Options(JvmFlags(jmx = Some(address)), noLoad = true, duration = 60.seconds,
+        every = 1.second)
       val record = DiagnoseCommand.run(options, Files.createTempDirectory("diagnose-jmx-dies"), _ => ())
         .fold(e => fail(e), identity)
       killer.join()

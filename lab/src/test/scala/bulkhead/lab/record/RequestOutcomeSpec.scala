@@ -1,4 +1,4 @@
-package bulkhead.lab.load
+package bulkhead.lab.record
 
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

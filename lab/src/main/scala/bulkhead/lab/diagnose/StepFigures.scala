@@ -1,4 +1,4 @@
-package bulkhead.lab.capacity
+package bulkhead.lab.diagnose
 
 import bulkhead.lab.record.RunRecord
 

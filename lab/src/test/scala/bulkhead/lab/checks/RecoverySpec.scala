@@ -1,7 +1,6 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
-import bulkhead.lab.load.{RequestLog, RequestOutcome}
-import bulkhead.lab.record.FaultTimeline
+import bulkhead.lab.record.{FaultTimeline, RequestLog, RequestOutcome}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -79,7 +78,7 @@ class RecoverySpec extends AnyFlatSpec with Matchers:
   it should "find on a recorded run the verdict's recovery time, and end the run the tail after it" in {
     val reset = Fixtures.faultRun("reset").fault.get
     val ok = reset.okPerTenth
-    val verdict = FaultVerdict.recoverySeconds(reset).get
+    val verdict = FaultChecks.recoverySeconds(reset).get
     val ends = ((reset.clearAt * 10).toInt to ok.size).find(now =>
       Recovery.steady(ok.take(now) :+ 0, reset.injectAt, reset.clearAt, tail, now))
     val endTenth = ends.get

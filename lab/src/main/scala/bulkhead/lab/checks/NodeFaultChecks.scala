@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.{BreakerExpectation, FaultExpectation, FaultTimeline, NodeKill, NodeRetained, RunRecord}
 
@@ -20,7 +20,7 @@ final case class ClusterSecond(second: Int, membersUp: Option[Double], unreachab
  * declared bound, the fault the timeline's injection, and the restart the node's last start (its node events; a run
  * recorded without them: the timeline's clearing).
  */
-object NodeFaultVerdict:
+object NodeFaultChecks:
   /** The statuses the design gives while a node dies, besides 200; the breaker is the third party's, untouched. */
   val Designed: FaultExpectation = FaultExpectation(Set(503, 504), BreakerExpectation.StaysClosed)
   val DegradedWithinSeconds = 10.0
@@ -33,24 +33,24 @@ object NodeFaultVerdict:
   val WindowSeconds = 3
 
   def checks(r: RunRecord): Seq[Check] =
-    val t = FaultVerdict.timeline(r)
-    Seq(FaultVerdict.answered(t), FaultVerdict.designed(t, t.expect), FaultVerdict.retryAfter(t), degraded(r),
+    val t = FaultChecks.timeline(r)
+    Seq(FaultChecks.answered(t), FaultChecks.designed(t, t.expect), FaultChecks.retryAfter(t), degraded(r),
       restored(r), stayed(r)) ++ survivors(r).flatMap(resources)
 
   def passed(r: RunRecord): Boolean = checks(r).forall(_.passed)
 
   /** The node faulted and the nodes that stayed up; a record of another run is refused. */
   def kill(r: RunRecord): NodeKill =
-    FaultVerdict.timeline(r).nodeKill.getOrElse(throw IllegalArgumentException(s"${r.info.name} faulted no node"))
+    FaultChecks.timeline(r).nodeKill.getOrElse(throw IllegalArgumentException(s"${r.info.name} faulted no node"))
 
   /** When the fault began (the first kill, the SIGSTOP, the partition). */
-  def killAt(r: RunRecord): Double = FaultVerdict.timeline(r).injectAt
+  def killAt(r: RunRecord): Double = FaultChecks.timeline(r).injectAt
   /** When the faulted node was last started again. */
   def restartAt(r: RunRecord): Double =
     kill(r).events.filter(e => e.node == kill(r).killed && e.what == StartingAgain).lastOption
-      .fold(FaultVerdict.timeline(r).clearAt)(_.second)
+      .fold(FaultChecks.timeline(r).clearAt)(_.second)
   /** When the fault ended: the restart, the SIGCONT, the heal, the restart loop's last kill. */
-  def clearAt(r: RunRecord): Double = FaultVerdict.timeline(r).clearAt
+  def clearAt(r: RunRecord): Double = FaultChecks.timeline(r).clearAt
 
   /** What each node fault does to its node, by the fault's name, in a word. */
   val Verbs: Map[String, String] = Map("node-killed" -> "killed", "node-paused" -> "paused",
@@ -64,7 +64,7 @@ object NodeFaultVerdict:
 
   /** The nodes that stayed up, the front first, with what each retained. */
   def survivors(r: RunRecord): Seq[NodeRetained] =
-    val t = FaultVerdict.timeline(r)
+    val t = FaultChecks.timeline(r)
     NodeRetained(r.info.nodes.headOption.getOrElse(r.info.target), t.before, t.after) +: kill(r).others
 
   /** The cluster second by second as the front saw it, from its samples. */
@@ -99,13 +99,13 @@ object NodeFaultVerdict:
    * answers come at `perSecond` or more.
    */
   def firstWindow(r: RunRecord, from: Double, perSecond: Double): Option[Double] =
-    val ok = FaultVerdict.timeline(r).okPerTenth
+    val ok = FaultChecks.timeline(r).okPerTenth
     val tenths = WindowSeconds * 10
     ((from * 10).ceil.toInt + tenths to ok.size)
       .find(end => ok.slice(end - tenths, end).sum >= perSecond * WindowSeconds).map(_ / 10.0)
 
   /** Median OK answers per second before the kill (the first second, the users' ramp, left out). */
-  def baseline(r: RunRecord): Double = FaultVerdict.baseline(FaultVerdict.timeline(r))
+  def baseline(r: RunRecord): Double = FaultChecks.baseline(FaultChecks.timeline(r))
 
   def degraded(r: RunRecord): Check =
     val n = r.info.nodes.size
@@ -151,5 +151,5 @@ object NodeFaultVerdict:
       else exits.map(e => f"${e.node} ${e.what} at ${e.second}%.1f s").mkString(", "))
 
   def resources(s: NodeRetained): Seq[Check] =
-    Seq(FaultVerdict.threads(s.before, s.after), FaultVerdict.heap(s.before, s.after))
+    Seq(FaultChecks.threads(s.before, s.after), FaultChecks.heap(s.before, s.after))
       .map(c => c.copy(name = s"${c.name} on ${s.node}"))

@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.{FaultTimeline, HungDependency, RunRecord}
 
@@ -15,7 +15,7 @@ import bulkhead.lab.record.{FaultTimeline, HungDependency, RunRecord}
  * answer, would exceed it. Redis may run stale only the commands in flight when it stopped, one per user (the run's
  * concurrency): a command sent after a timeout told the service that Redis stopped answering would exceed it.
  */
-object HungVerdict:
+object HungChecks:
   def checks(r: RunRecord): Seq[Check] = r.fault.toSeq.flatMap(t => t.hung.toSeq.flatMap(h =>
     Seq(staleSoap(t, h), staleRedis(t, h, r.info.clients), released(h))))
 

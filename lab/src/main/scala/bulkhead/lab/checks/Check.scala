@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 /** One assertion of a fault run, with the figures behind it. */
 final case class Check(name: String, passed: Boolean, detail: String):

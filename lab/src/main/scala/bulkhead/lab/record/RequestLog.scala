@@ -1,4 +1,4 @@
-package bulkhead.lab.load
+package bulkhead.lab.record
 
 import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters.*

@@ -1,4 +1,4 @@
-package bulkhead.lab.capacity
+package bulkhead.lab.diagnose
 
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
@@ -53,7 +53,7 @@ class KneeSpec extends AnyFlatSpec with Matchers:
     curve.kneeOverCap.get should be < 0.9
     // The step's own diagnosis: the work queue full at that rate, its cap the knee's.
     val step = curve.steps.find(_.info.capacityStep.exists(_.index == 3)).get
-    val own = bulkhead.lab.diagnose.Diagnosis(step)
+    val own = Diagnosis(step)
     own.name shouldBe "pool work-queue"
     knee.throughput / own.predicted shouldBe 1.0 +- 0.1
   }

@@ -1,6 +1,5 @@
-package bulkhead.lab.capacity
+package bulkhead.lab.diagnose
 
-import bulkhead.lab.diagnose.{Diagnosis, Verdict}
 import bulkhead.lab.record.RunRecord
 
 /**

@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.{FaultTimeline, HostileClients, ServiceWatch}
 
@@ -7,10 +7,10 @@ import bulkhead.lab.record.{FaultTimeline, HostileClients, ServiceWatch}
  * [[HostileClients]]): the service keeps answering /health within [[HealthLimitMs]] from the fault's injection to the
  * run's end, its log grows by less than [[LogBytesPerRequest]] a hostile request or [[LogBytesAnyway]] in all (their
  * mistakes never cost a line each), and the hostile clients get only the answers the design gives them. Heap and threads back to their level and
- * nothing lost for the steady users beside them are [[FaultVerdict]]'s checks, as for every fault. A run without
+ * nothing lost for the steady users beside them are [[FaultChecks]]'s checks, as for every fault. A run without
  * hostile clients gets none of these (its watch is a figure of the report).
  */
-object HostileVerdict:
+object HostileChecks:
   /** The promise to an operator's probe: /health answered within a second whatever the clients do. */
   val HealthLimitMs = 1000.0
   /** Log bytes a hostile request may cost on average: less than one, i.e. never a line each. */
@@ -49,7 +49,7 @@ object HostileVerdict:
   def designed(hostile: Seq[HostileClients]): Check =
     val text = hostile.map { h =>
       val other = h.statuses.keySet -- h.designed
-      s"${h.group}: ${HostileVerdict.outcomes(h)}" +
+      s"${h.group}: ${HostileChecks.outcomes(h)}" +
         (if other.isEmpty then "" else s"; NOT designed: ${other.toSeq.sorted.mkString(", ")}")
     }
     Check("hostile clients get designed answers only", hostile.forall(h => h.statuses.keySet.subsetOf(h.designed)),

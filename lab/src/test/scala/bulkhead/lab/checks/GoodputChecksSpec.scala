@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.{Goodput, RecordJson}
 import org.scalatest.flatspec.AnyFlatSpec
@@ -11,17 +11,17 @@ import java.nio.file.{Files, Path}
  * (lab/src/test/resources/fixtures/faults/undersized-pool: the three SOAP modes side by side, 8 slots, 100 users, the
  * third party at 1 s), and on edits of it that each break one promise.
  */
-class GoodputVerdictSpec extends AnyFlatSpec with Matchers:
+class GoodputChecksSpec extends AnyFlatSpec with Matchers:
   private val dir = Path.of(getClass.getResource("/fixtures/faults/undersized-pool").toURI)
   private val records = RecordJson.readAll(dir).fold(e => fail(e), identity)
   private val runs: Map[String, Goodput] = records.flatMap(_.goodput).map(g => g.mode -> g).toMap
   private val nonBlocking = runs("non-blocking")
-  private def failed(g: Goodput) = GoodputVerdict.checks(g).filterNot(_.passed).map(_.name)
+  private def failed(g: Goodput) = GoodputChecks.checks(g).filterNot(_.passed).map(_.name)
 
   "The recorded undersized pool" should "pass every check in every SOAP mode" in {
     runs.keySet shouldBe Set("non-blocking", "blocking", "virtual")
     runs.values.foreach { g =>
-      withClue(g.mode + ": ")(GoodputVerdict.checks(g).filterNot(_.passed) shouldBe empty)
+      withClue(g.mode + ": ")(GoodputChecks.checks(g).filterNot(_.passed) shouldBe empty)
       g.slots shouldBe 8
       g.cap shouldBe 8.0
       g.okPerSecond should be >= 0.9 * g.cap
@@ -67,9 +67,9 @@ class GoodputVerdictSpec extends AnyFlatSpec with Matchers:
   }
 
   "The faults verdict" should "hold the undersized runs and fail when one of them fails" in {
-    FaultsVerdict.of(records).undersized.map(_.record.goodput.get.mode).toSet shouldBe runs.keySet
-    FaultsVerdict.of(records).passed shouldBe true
+    RunChecks.of(records).undersized.map(_.record.goodput.get.mode).toSet shouldBe runs.keySet
+    RunChecks.of(records).passed shouldBe true
     val broken = records.map(r => r.copy(goodput = r.goodput.map(g =>
       if g.mode == "virtual" then g.copy(breakerOpenings = Some(3.0)) else g)))
-    FaultsVerdict.of(broken).passed shouldBe false
+    RunChecks.of(broken).passed shouldBe false
   }

@@ -1,7 +1,7 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.faults.FaultCase
-import bulkhead.lab.load.RequestOutcome
+import bulkhead.lab.record.RequestOutcome
 import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.record.{FaultTimeline, OutcomeCount, RecordJson, RunRecord}
 import bulkhead.lab.sample.Retained
@@ -12,7 +12,7 @@ import org.scalatest.matchers.should.Matchers
 import java.nio.file.Files
 
 /** The verdict on fault runs recorded on this machine (lab/src/test/resources/fixtures/faults), and on their edits. */
-class FaultVerdictSpec extends AnyFlatSpec with Matchers:
+class FaultChecksSpec extends AnyFlatSpec with Matchers:
   private val reset = Fixtures.faultRun("reset")
   private val redis = Fixtures.faultRun("redis-killed")
   private def timeline(r: RunRecord) = r.fault.get
@@ -21,14 +21,14 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
   private def gauges(r: RunRecord)(f: (Int, MetricsReading) => MetricsReading) =
     r.copy(samples = r.samples.map(s => s.copy(metrics = s.metrics.map(f(s.second.toInt, _)))))
   private def failed(r: RunRecord, baseline: Retained = null) =
-    FaultVerdict.checks(r, Option(baseline).getOrElse(timeline(r).before)).filterNot(_.passed).map(_.name)
+    FaultChecks.checks(r, Option(baseline).getOrElse(timeline(r).before)).filterNot(_.passed).map(_.name)
 
   "A recorded run of the reset fault" should "pass every check, with the breaker opening and closing" in {
     timeline(reset).expect shouldBe FaultCase.all.find(_.name == "reset").get.expect
-    FaultVerdict.checks(reset, timeline(reset).before).filterNot(_.passed) shouldBe empty
+    FaultChecks.checks(reset, timeline(reset).before).filterNot(_.passed) shouldBe empty
     timeline(reset).statuses.keySet should contain allOf (200, 502, 503)
     reset.faultSeconds.flatMap(_.breaker).max shouldBe 2.0
-    FaultVerdict.recoverySeconds(timeline(reset)).get should be <= FaultVerdict.RecoveryLimitSeconds
+    FaultChecks.recoverySeconds(timeline(reset)).get should be <= FaultChecks.RecoveryLimitSeconds
   }
 
   it should "survive a round trip through its result.json" in {
@@ -77,7 +77,7 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
 
   it should "fail when threads or heap stay above their level before the fault" in {
     val before = timeline(reset).before
-    val slack = FaultVerdict.ThreadSlack
+    val slack = FaultChecks.ThreadSlack
     failed(edit(reset)(t => t.copy(after = t.after.copy(platformThreads = before.platformThreads.map(_ + slack + 1)))))
       .shouldBe(Seq("platform threads back to baseline"))
     failed(edit(reset)(t => t.copy(after = t.after.copy(heapMb = before.heapMb.map(_ * 3 + 50))))) shouldBe
@@ -98,7 +98,7 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
     val before = t.before.copy(pools = Map("bulkhead.soap.work-queue" -> 25, "other" -> 14))
     val after = Retained(before.platformThreads.map(_ + 9), t.after.heapMb,
       Map("bulkhead.soap.work-queue" -> 34, "other" -> 14))
-    val check = FaultVerdict.threads(before, after)
+    val check = FaultChecks.threads(before, after)
     check.passed shouldBe false
     check.detail should include("bulkhead.soap.work-queue 25 -> 34")
     check.detail should not include "other"
@@ -109,15 +109,15 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
     (1 to n).map(i => edit(i, timeline(reset).copy(fault = s"reset-$i")))
 
   "A suite of recorded runs" should "pass its suite-wide checks when threads and heap stay level" in {
-    FaultVerdict.suiteChecks(suite(12)((_, t) => t)).filterNot(_.passed) shouldBe empty
+    FaultChecks.suiteChecks(suite(12)((_, t) => t)).filterNot(_.passed) shouldBe empty
   }
 
   it should "fail the suite-wide thread check on a thread leaked per fault, which each run's check lets pass" in {
     val base = timeline(reset).before.platformThreads.get
     val runs = suite(12)((i, t) => t.copy(before = t.before.copy(platformThreads = Some(base + i - 1)),
       after = t.after.copy(platformThreads = Some(base + i))))
-    runs.map(t => FaultVerdict.threads(t.before, t.after).passed).distinct shouldBe Seq(true)
-    val wide = FaultVerdict.suiteChecks(runs).filterNot(_.passed)
+    runs.map(t => FaultChecks.threads(t.before, t.after).passed).distinct shouldBe Seq(true)
+    val wide = FaultChecks.suiteChecks(runs).filterNot(_.passed)
     wide.map(_.name) shouldBe Seq("threads from the first fault's start to the last fault's end")
     wide.head.detail should include(s"$base before reset-1, ${base + 12} after reset-12")
   }
@@ -127,17 +127,17 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
     val retained = 8.0 // MB per fault: within a run's slack from its own start, not from the suite's
     val runs = suite(12)((i, t) => t.copy(before = t.before.copy(heapMb = Some(base + retained * (i - 1))),
       after = t.after.copy(heapMb = Some(base + retained * i))))
-    runs.foreach(t => FaultVerdict.heap(t.before, t.after).passed shouldBe true)
-    val perRun = runs.map(t => FaultVerdict.heap(runs.head.before, t.after).passed)
+    runs.foreach(t => FaultChecks.heap(t.before, t.after).passed shouldBe true)
+    val perRun = runs.map(t => FaultChecks.heap(runs.head.before, t.after).passed)
     perRun.head shouldBe true
     perRun.last shouldBe false
-    FaultVerdict.suiteChecks(runs).filterNot(_.passed).map(_.name) shouldBe
+    FaultChecks.suiteChecks(runs).filterNot(_.passed).map(_.name) shouldBe
       Seq("heap from the first fault's start to the last fault's end")
   }
 
   it should "fail the suite-wide checks when the first or the last reading failed" in {
     val runs = suite(3)((i, t) => if i == 3 then t.copy(after = Retained(None, None)) else t)
-    FaultVerdict.suiteChecks(runs).filterNot(_.passed).map(_.name) shouldBe Seq(
+    FaultChecks.suiteChecks(runs).filterNot(_.passed).map(_.name) shouldBe Seq(
       "threads from the first fault's start to the last fault's end",
       "heap from the first fault's start to the last fault's end")
   }
@@ -151,7 +151,7 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
 
   "A recorded Redis kill" should "pass: answers degraded while Redis was down, whole again after its restart" in {
     timeline(redis).expect shouldBe FaultCase.all.find(_.name == "redis-killed").get.expect
-    FaultVerdict.checks(redis, timeline(redis).before).filterNot(_.passed) shouldBe empty
+    FaultChecks.checks(redis, timeline(redis).before).filterNot(_.passed) shouldBe empty
     timeline(redis).statuses.keySet shouldBe Set(200)
   }
 
@@ -164,7 +164,7 @@ class FaultVerdictSpec extends AnyFlatSpec with Matchers:
   }
 
   "The verdict of a run directory" should "check each fault against its service's first baseline, a node kill as one" in {
-    val v = FaultsVerdict.of(Seq(reset, redis, Fixtures.faultRun("node-killed-slow-restart")))
+    val v = RunChecks.of(Seq(reset, redis, Fixtures.faultRun("node-killed-slow-restart")))
     v.runs.map(_.record.info.name) should contain theSameElementsAs Seq("non-blocking-reset",
       "non-blocking-redis-killed", "node-killed")
     v.runs.find(_.record.info.name == "node-killed").get.checks.map(_.name) should contain(

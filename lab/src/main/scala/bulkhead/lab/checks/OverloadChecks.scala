@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.{Overload, OverloadStep}
 
@@ -6,7 +6,7 @@ import bulkhead.lab.record.{Overload, OverloadStep}
  * Is a recorded overload ramp correct? Shedding above the in-flight limit only, at once, with Retry-After; admitted
  * requests near the third party's latency; /hello and /health answering throughout. Pure: reads the ramp's steps.
  */
-object OverloadVerdict:
+object OverloadChecks:
   def checks(o: Overload): Seq[Check] =
     val steps = o.steps
     val below = steps.filter(_.factor < 1.0)

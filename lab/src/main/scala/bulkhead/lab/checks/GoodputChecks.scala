@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.Goodput
 
@@ -9,7 +9,7 @@ import bulkhead.lab.record.Goodput
  * given more calls than its callers' slots, the circuit breaker never opened (a refusal for want of a slot is not the
  * third party's failure). Pure: reads the run's [[Goodput]].
  */
-object GoodputVerdict:
+object GoodputChecks:
   /** The share of the cap (slots / the third party's latency) the service must answer above it. */
   val CapShare = 0.9
 
@@ -25,7 +25,7 @@ object GoodputVerdict:
       Check("every 503 carries Retry-After", g.refusedWithoutRetryAfter == 0,
         if g.refused == 0 then "no 503" else s"${g.refused - g.refusedWithoutRetryAfter} of ${g.refused} with it"),
       Check("refusals faster than the SOAP timeout", g.slowestRefusalMs.exists(_ < g.soapTimeoutMs),
-        s"slowest ${OverloadVerdict.ms(g.slowestRefusalMs, 0)} ms, p50 ${OverloadVerdict.ms(g.refusalP50Ms, 0)} ms; " +
+        s"slowest ${OverloadChecks.ms(g.slowestRefusalMs, 0)} ms, p50 ${OverloadChecks.ms(g.refusalP50Ms, 0)} ms; " +
           f"SOAP timeout ${g.soapTimeoutMs}%.0f ms"),
       // The stub counts a call out once its answer is on its way; the client frees the slot when it has read it, so
       // on a busy machine each service's next call can reach the stub just before: one over per service at most.

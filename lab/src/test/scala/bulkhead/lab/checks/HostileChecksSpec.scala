@@ -1,6 +1,6 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
-import bulkhead.lab.load.RequestOutcome
+import bulkhead.lab.record.RequestOutcome
 import bulkhead.lab.record.{FaultTimeline, RecordJson, RunRecord, ServiceWatch}
 import bulkhead.lab.report.FaultsReport
 import bulkhead.lab.testkit.Fixtures
@@ -13,16 +13,16 @@ import java.nio.file.Files
  * The verdict on hostile clients, on a run recorded on this machine (`lab faults --only large-heads`: 2,000
  * connections holding a head just under max-head-bytes, 200 sending one past it) and on its edits.
  */
-class HostileVerdictSpec extends AnyFlatSpec with Matchers:
+class HostileChecksSpec extends AnyFlatSpec with Matchers:
   private val heads = Fixtures.faultRun("large-heads")
   private def timeline(r: RunRecord) = r.fault.get
   private def edit(r: RunRecord)(f: FaultTimeline => FaultTimeline) = r.copy(fault = r.fault.map(f))
   private def watched(r: RunRecord)(f: ServiceWatch => ServiceWatch) = edit(r)(t => t.copy(watch = t.watch.map(f)))
-  private def failed(r: RunRecord) = FaultVerdict.checks(r, timeline(r).before).filterNot(_.passed).map(_.name)
-  private def hostileChecks(r: RunRecord) = HostileVerdict.checks(timeline(r)).map(_.name)
+  private def failed(r: RunRecord) = FaultChecks.checks(r, timeline(r).before).filterNot(_.passed).map(_.name)
+  private def hostileChecks(r: RunRecord) = HostileChecks.checks(timeline(r)).map(_.name)
 
   "A recorded run of large heads" should "pass every check, the hostile clients' included" in {
-    FaultVerdict.checks(heads, timeline(heads).before).filterNot(_.passed) shouldBe empty
+    FaultChecks.checks(heads, timeline(heads).before).filterNot(_.passed) shouldBe empty
     hostileChecks(heads) should have size 3
     val byGroup = timeline(heads).hostile.map(h => h.group -> h).toMap
     byGroup("large-heads").statuses shouldBe Map(200 -> 2000)

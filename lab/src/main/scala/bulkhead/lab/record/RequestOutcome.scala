@@ -1,4 +1,4 @@
-package bulkhead.lab.load
+package bulkhead.lab.record
 
 /**
  * What came of one request of the lab's own client: an answer with its status, or why none came. `label` is how a

@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.faults.FaultCase
 import bulkhead.lab.record.{DependencyReading, HungDependency, RecordJson, RunRecord}
@@ -12,7 +12,7 @@ import java.nio.file.Files
  * The hung-dependency checks on runs recorded on this machine (`./bulkhead lab faults --only
  * stub-hung,stub-stopped,redis-stopped`, lab/src/test/resources/fixtures/faults/short-hung), and on their edits.
  */
-class HungVerdictSpec extends AnyFlatSpec with Matchers:
+class HungChecksSpec extends AnyFlatSpec with Matchers:
   private def run(name: String) = Fixtures.faultRun(s"short-hung/non-blocking/$name")
   private val hung = run("stub-hung")
   private val stopped = run("stub-stopped")
@@ -20,7 +20,7 @@ class HungVerdictSpec extends AnyFlatSpec with Matchers:
   private def hungOf(r: RunRecord) = r.fault.get.hung.get
   private def after(r: RunRecord)(f: DependencyReading => DependencyReading) =
     r.copy(fault = r.fault.map(t => t.copy(hung = t.hung.map(h => h.copy(after = f(h.after))))))
-  private def failed(r: RunRecord) = FaultVerdict.checks(r, r.fault.get.before).filterNot(_.passed).map(_.name)
+  private def failed(r: RunRecord) = FaultChecks.checks(r, r.fault.get.before).filterNot(_.passed).map(_.name)
 
   "Recorded runs of a dependency hung for the short form's hold" should "pass every check, the hung ones included" in {
     for r <- Seq(hung, stopped, redis) do
@@ -28,10 +28,10 @@ class HungVerdictSpec extends AnyFlatSpec with Matchers:
         val t = r.fault.get
         t.expect shouldBe FaultCase.all.find(_.name == t.fault).get.expect
         hungOf(r).holdSeconds shouldBe 15.0
-        FaultVerdict.checks(r, t.before).filterNot(_.passed) shouldBe empty
-        HungVerdict.checks(r).map(_.name) shouldBe
+        FaultChecks.checks(r, t.before).filterNot(_.passed) shouldBe empty
+        HungChecks.checks(r).map(_.name) shouldBe
           Seq("no stale call to the third party", "no stale command to Redis", "nothing held once the load stopped")
-        FaultVerdict.recoverySeconds(t).get should be <= FaultVerdict.RecoveryLimitSeconds
+        FaultChecks.recoverySeconds(t).get should be <= FaultChecks.RecoveryLimitSeconds
       }
   }
 
@@ -90,7 +90,7 @@ class HungVerdictSpec extends AnyFlatSpec with Matchers:
   }
 
   "A run without a hung dependency" should "get none of these checks" in {
-    HungVerdict.checks(Fixtures.faultRun("reset")) shouldBe empty
+    HungChecks.checks(Fixtures.faultRun("reset")) shouldBe empty
   }
 
   "A hung run" should "survive a round trip through its result.json" in {

@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.{BreakerExpectation, FaultExpectation, FaultTimeline, RunRecord}
 import bulkhead.lab.sample.Retained
@@ -8,7 +8,7 @@ import bulkhead.lab.sample.Retained
  * every request, what correct looks like) and its samples (the service's gauges each second), so it is tested on
  * recorded real runs.
  */
-object FaultVerdict:
+object FaultChecks:
   /** What the service promises (reference.conf, the breaker's reset-timeout): back within 5 s of the fault clearing. */
   val RecoveryLimitSeconds = 5.0
   /**
@@ -34,8 +34,8 @@ object FaultVerdict:
   def checks(r: RunRecord, baseline: Retained): Seq[Check] =
     val t = timeline(r)
     Seq(answered(t), designed(t, t.expect), retryAfter(t), breaker(r), recovery(t), threads(t.before, t.after),
-      heap(baseline, t.after)) ++ (if t.expect.degrades then Seq(degraded(r)) else Nil) ++ HungVerdict.checks(r) ++
-        HostileVerdict.checks(t)
+      heap(baseline, t.after)) ++ (if t.expect.degrades then Seq(degraded(r)) else Nil) ++ HungChecks.checks(r) ++
+        HostileChecks.checks(t)
 
   /**
    * Over the runs of one service, in order: threads and heap from the first fault's start to the last fault's end. A

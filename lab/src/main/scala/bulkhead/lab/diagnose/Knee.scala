@@ -1,4 +1,4 @@
-package bulkhead.lab.capacity
+package bulkhead.lab.diagnose
 
 /**
  * Where a capacity curve bends: the first step at which the service stops following the offered rate (it answers less

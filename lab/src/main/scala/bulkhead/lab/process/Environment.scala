@@ -1,6 +1,4 @@
-package bulkhead.lab.report
-
-import bulkhead.lab.process.{Children, Launch}
+package bulkhead.lab.process
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker

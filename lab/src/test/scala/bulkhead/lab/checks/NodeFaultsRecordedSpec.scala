@@ -1,4 +1,4 @@
-package bulkhead.lab.diagnose
+package bulkhead.lab.checks
 
 import bulkhead.lab.record.{NodeEvent, RunRecord}
 import bulkhead.lab.testkit.Fixtures
@@ -14,24 +14,24 @@ class NodeFaultsRecordedSpec extends AnyFlatSpec with Matchers:
   private val paused = Fixtures.faultRun("node-paused")
   private val partitioned = Fixtures.faultRun("node-partitioned")
   private val loop = Fixtures.faultRun("restart-loop")
-  private def check(r: RunRecord, prefix: String) = NodeFaultVerdict.checks(r).find(_.name.startsWith(prefix)).get
-  private def events(r: RunRecord) = NodeFaultVerdict.kill(r).events
+  private def check(r: RunRecord, prefix: String) = NodeFaultChecks.checks(r).find(_.name.startsWith(prefix)).get
+  private def events(r: RunRecord) = NodeFaultChecks.kill(r).events
 
   "A recorded node-paused run" should "pass: the router dropped the frozen node, which left once woken and rejoined" in {
-    for c <- NodeFaultVerdict.checks(paused) do withClue(c.detail)(c.passed shouldBe true)
-    (NodeFaultVerdict.droppedAt(paused).get - NodeFaultVerdict.killAt(paused)) shouldBe (4.0 +- 0.1)
+    for c <- NodeFaultChecks.checks(paused) do withClue(c.detail)(c.passed shouldBe true)
+    (NodeFaultChecks.droppedAt(paused).get - NodeFaultChecks.killAt(paused)) shouldBe (4.0 +- 0.1)
     // Woken, it learnt the others had quarantined it and downed itself: exit 1, 2.5 s after SIGCONT.
     events(paused).map(_.what).take(3) shouldBe Seq("SIGSTOP", "SIGCONT", "exited 1")
-    NodeFaultVerdict.restartAt(paused) shouldBe (27.8 +- 0.1)
-    NodeFaultVerdict.rejoinedAt(paused) shouldBe Some(35)
+    NodeFaultChecks.restartAt(paused) shouldBe (27.8 +- 0.1)
+    NodeFaultChecks.rejoinedAt(paused) shouldBe Some(35)
   }
 
   "A recorded node-partitioned run" should "pass: the cut-off node downed itself and nobody else left" in {
-    for c <- NodeFaultVerdict.checks(partitioned) do withClue(c.detail)(c.passed shouldBe true)
+    for c <- NodeFaultChecks.checks(partitioned) do withClue(c.detail)(c.passed shouldBe true)
     val exit = events(partitioned).find(_.what.startsWith("exited")).get
     exit.what shouldBe "exited 1"
     // Before the heal: alone on its side, its own resolver downed it.
-    exit.second should be < NodeFaultVerdict.clearAt(partitioned)
+    exit.second should be < NodeFaultChecks.clearAt(partitioned)
     check(partitioned, "no node that stayed up").detail should include("2 nodes up throughout")
   }
 
@@ -45,20 +45,20 @@ class NodeFaultsRecordedSpec extends AnyFlatSpec with Matchers:
   }
 
   "A recorded restart-loop run" should "pass, its return read from the last start once the dead incarnations left" in {
-    for c <- NodeFaultVerdict.checks(loop) do withClue(c.detail)(c.passed shouldBe true)
+    for c <- NodeFaultChecks.checks(loop) do withClue(c.detail)(c.passed shouldBe true)
     events(loop).count(_.what.startsWith("SIGKILL")) shouldBe 3
-    NodeFaultVerdict.restartAt(loop) shouldBe (34.3 +- 0.1)
-    NodeFaultVerdict.rejoinedAt(loop) shouldBe Some(46)
+    NodeFaultChecks.restartAt(loop) shouldBe (34.3 +- 0.1)
+    NodeFaultChecks.rejoinedAt(loop) shouldBe Some(46)
   }
 
   it should "not take a killed incarnation's routees, still listed, for the new one's" in {
     val killedAt = events(loop).filter(_.what.startsWith("SIGKILL")).last.second.toInt
-    val killed = NodeFaultVerdict.kill(loop).killed
+    val killed = NodeFaultChecks.kill(loop).killed
     // The front lists a node's routees until it sees it unreachable, seconds after its kill.
     val stale = loop.copy(samples = loop.samples.map(s =>
       if s.second >= killedAt && s.second < killedAt + 3 then
         s.copy(metrics = s.metrics.map(m => m.copy(clusterMembersUp = Some(3.0),
           clusterRoutees = m.clusterRoutees + (killed -> 20.0))))
       else s))
-    NodeFaultVerdict.rejoinedAt(stale) shouldBe Some(46)
+    NodeFaultChecks.rejoinedAt(stale) shouldBe Some(46)
   }
