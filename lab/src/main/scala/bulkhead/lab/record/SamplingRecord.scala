@@ -9,10 +9,14 @@ import bulkhead.lab.sample.{Sample, SamplingSource}
  */
 final case class SamplingRecord(source: Option[SamplingSource], everyMs: Long, longestIntervalMs: Long, samples: Int,
     pausesMs: Double, pausedShare: Double, budgetShare: Double, pauseMeasuredBy: Option[String]):
-  /** `every 1,000 ms (stretched up to 2,400 ms), 30 samples stopped the JVM 61.2 ms in all, 0.20 % of the run`. */
+  /**
+   * `Thread.print -l + JFR events ... every 1,000 ms (stretched up to 2,400 ms), 30 samples stopped the JVM 61.2 ms in
+   * all, 0.20 % of the run`.
+   */
   def describe: String =
     val stretched = if longestIntervalMs > everyMs then f" (stretched up to $longestIntervalMs%,d ms)" else ""
-    f"every $everyMs%,d ms$stretched, $samples samples stopped the JVM $pausesMs%.1f ms in all, " +
+    val from = source.fold("")(s => s"${s.platform}${s.virtual.fold("")(v => s" + $v")}, ")
+    from + f"every $everyMs%,d ms$stretched, $samples samples stopped the JVM $pausesMs%.1f ms in all, " +
       f"${pausedShare * 100}%.2f %% of the run (budget ${budgetShare * 100}%.0f %%)"
 
 object SamplingRecord:
