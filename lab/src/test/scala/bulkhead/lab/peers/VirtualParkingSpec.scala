@@ -15,7 +15,7 @@ import scala.concurrent.duration.*
 
 /**
  * The hazard of issue 39, as a test: the zoo's virtual-parking app on this JDK (JDK 25.0.3, whose JSON thread dump can
- * crash a JVM while virtual threads mount and unmount) with 1,000 virtual threads parking and unparking beside 100
+ * crash a JVM while virtual threads mount and unmount) with 2,000 virtual threads parking and unparking beside 100
  * clients' requests (virtual threads asleep 4 x 50 ms), sampled by `lab diagnose --pid` every second. By default the
  * lab never takes the JSON dump there: the JVM survives, and the verdict still reads its virtual threads, from JFR.
  * With --allow-risky-dumps it takes it: asserted without depending on whether the JVM then crashes (it may or may not
@@ -25,7 +25,7 @@ class VirtualParkingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAl
   private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-virtual-parking"))
   override def afterAll(): Unit = Children.stopAll()
   private val jdk = JdkVersion.parse(System.getProperty("java.version")).get
-  private val flags = Seq("--app", "virtual-parking", "--parkers", "1000", "--park-ms", "20", "--hold-ms", "200")
+  private val flags = Seq("--app", "virtual-parking", "--parkers", "2000", "--park-ms", "200", "--hold-ms", "200")
 
   private def diagnose(allowRisky: Boolean, duration: FiniteDuration) =
     val zoo = stack.peer(Target.Zoo, flags)
@@ -58,7 +58,7 @@ class VirtualParkingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAl
 
   "--allow-risky-dumps" should "take the JSON dump there, recorded as risky, and name the JVM's death if it comes" in {
     assume(DumpHazards.Known.of(DumpKind.Json, jdk).nonEmpty, s"JDK $jdk has no known JSON-dump defect")
-    val (record, alive) = diagnose(allowRisky = true, 5.seconds)
+    val (record, alive) = diagnose(allowRisky = true, 3.seconds)
     val source = record.sampling.flatMap(_.source).getOrElse(fail("no sampling source recorded"))
     (source.platform, source.risky) shouldBe (SamplingSource.JsonDump, true)
     record.death match

@@ -10,7 +10,7 @@ import scala.concurrent.duration.*
 
 /**
  * A target that dies during a run ends it with that verdict: `DiesMidRun` (a JDK HTTP server that crashes of SIGSEGV
- * after a few seconds, writing an hs_err log) loaded with wrk and sampled by `lab diagnose --pid`.
+ * 3 s after it serves, writing an hs_err log) loaded with wrk and sampled by `lab diagnose --pid`.
  */
 class TargetWatchSpec extends AnyFlatSpec with Matchers:
   private val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
@@ -19,7 +19,7 @@ class TargetWatchSpec extends AnyFlatSpec with Matchers:
   "A run whose target crashes" should "end at its death with the fatal signal and the hs_err path, and no figure after it" in {
     val cwd = Files.createTempDirectory("dies-mid-run")
     val portFile = cwd.resolve("port")
-    val jvm = ProcessBuilder(java, "-Xmx64m", "-XX:-CreateCoredumpOnCrash", source, portFile.toString, "6")
+    val jvm = ProcessBuilder(java, "-Xmx64m", "-XX:-CreateCoredumpOnCrash", source, portFile.toString, "3")
       .directory(cwd.toFile).redirectErrorStream(true).redirectOutput(cwd.resolve("out.txt").toFile).start()
     try
       val deadline = System.nanoTime() + 60_000_000_000L
