@@ -38,7 +38,7 @@ class PackageDependencySpec extends AnyFlatSpec with Matchers:
       graph.upward(layers) shouldBe Seq(s"$from -> $to")
   }
 
-  it should "be read from the real sources: the commands run suites, the suites measure, every stage speaks the model" in {
+  it should "be read from the real sources: commands run suites, suites measure, every stage speaks the model" in {
     uses("") should contain(pkg("cli"))
     uses("cli") should contain allOf (pkg("run"), pkg("report"), pkg("bench"), pkg("faults"), pkg("gate"),
       pkg("capacity"))

@@ -5,6 +5,7 @@ import bulkhead.lab.process.Children
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import scala.concurrent.duration.*
 import scala.util.chaining.*
@@ -13,6 +14,7 @@ import scala.util.chaining.*
  * Every bad flag or value of the service, the stub and the lab, run as the real programs: a message naming the bad
  * flag, key or value, a non-zero exit, and nothing started.
  */
+@Slow
 class CommandLineSpec extends AnyFlatSpec with Matchers:
   private val launch = Fixtures.launch
   private val labClasspath =

@@ -7,6 +7,7 @@ import bulkhead.lab.record.RecordJson
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 import scala.concurrent.duration.*
@@ -15,6 +16,7 @@ import scala.concurrent.duration.*
  * `lab diagnose` on a JVM the lab did not write and knows nothing about: Jetty 12 (from Maven Central) with its
  * QueuedThreadPool sized by its own flag, loaded by real wrk while the lab samples it by pid.
  */
+@Slow
 class DiagnoseCommandSpec extends AnyFlatSpec with Matchers:
   "lab diagnose" should "name Jetty's worker pool, with its size, as the cap of blocking work" in {
     val dir = Files.createTempDirectory("diagnose-jetty")

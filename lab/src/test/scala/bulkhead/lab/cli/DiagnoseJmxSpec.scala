@@ -7,6 +7,7 @@ import bulkhead.lab.sample.JmxAddress
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{InetAddress, ServerSocket}
 import java.nio.file.Files
@@ -16,6 +17,7 @@ import scala.concurrent.duration.*
  * `lab diagnose --jmx` on a JVM it reaches only through its JMX agent: Jetty 12 with a QueuedThreadPool of 12, its
  * agent on a loopback port, loaded by real wrk while the lab samples it over JMX (no pid, no attach, no /proc).
  */
+@Slow
 class DiagnoseJmxSpec extends AnyFlatSpec with Matchers:
   "lab diagnose --jmx" should "name Jetty's worker pool, with its size, as the cap of blocking work" in {
     val port =

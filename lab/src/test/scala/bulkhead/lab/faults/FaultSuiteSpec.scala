@@ -7,6 +7,7 @@ import bulkhead.lab.report.SuiteReport
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 
@@ -20,6 +21,7 @@ import java.nio.file.Files
  * RequestHeadLimitSpec, ClientWarningLogSpec), and each verdict by its recorded runs (FaultChecksSpec,
  * HungChecksSpec, HostileChecksSpec, GoodputChecksSpec).
  */
+@Slow
 class FaultSuiteSpec extends AnyFlatSpec with Matchers:
   /**
    * One fault of each kind, on the non-blocking client: the third party past its timeout (the breaker opens and

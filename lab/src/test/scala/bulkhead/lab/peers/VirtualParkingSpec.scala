@@ -8,6 +8,7 @@ import bulkhead.lab.sample.{DumpHazards, DumpKind, JdkVersion, SamplingSource}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.tags.Slow
 import org.scalatest.matchers.should.Matchers
 
 import java.nio.file.Files
@@ -21,6 +22,7 @@ import scala.concurrent.duration.*
  * With --allow-risky-dumps it takes it: asserted without depending on whether the JVM then crashes (it may or may not
  * in a few seconds; docs/sampling.md has the recorded runs).
  */
+@Slow
 class VirtualParkingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-virtual-parking"))
   override def afterAll(): Unit = Children.stopAll()

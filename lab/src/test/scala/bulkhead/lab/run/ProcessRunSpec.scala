@@ -3,6 +3,7 @@ package bulkhead.lab.run
 import bulkhead.lab.record.RecordJson
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.nio.file.{Files, Path}
@@ -13,6 +14,7 @@ import scala.concurrent.duration.*
  * A JVM the lab did not start, measured by pid: `JmxWorkers` (pools whose threads stand still) run on a JDK other than
  * the lab's and told it has one processor, so that what the run records can only be the target's.
  */
+@Slow
 class ProcessRunSpec extends AnyFlatSpec with Matchers:
   private val source = Path.of(getClass.getResource("/jvm/JmxWorkers.java").toURI).toString
 

@@ -2,6 +2,7 @@ package bulkhead.lab.run
 
 import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags}
 import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.tags.Slow
 import org.scalatest.matchers.should.Matchers
 
 import java.nio.file.{Files, Path}
@@ -12,6 +13,7 @@ import scala.concurrent.duration.*
  * A target that dies during a run ends it with that verdict: `DiesMidRun` (a JDK HTTP server that crashes of SIGSEGV
  * 3 s after it serves, writing an hs_err log) loaded with wrk and sampled by `lab diagnose --pid`.
  */
+@Slow
 class TargetWatchSpec extends AnyFlatSpec with Matchers:
   private val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
   private val source = Path.of(getClass.getResource("/jvm/DiesMidRun.java").toURI).toString

@@ -3,6 +3,7 @@ package bulkhead.lab.sample
 import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags, ThreadsCommand}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.net.{InetAddress, ServerSocket}
@@ -15,6 +16,7 @@ import scala.concurrent.duration.*
  * A JVM reached only over JMX, on loopback: `JmxWorkers` (three pools whose threads stand still) started with its JMX
  * agent on, without and with authentication, read by the lab's JMX sampler and set beside its jcmd dump.
  */
+@Slow
 class JmxSamplerSpec extends AnyFlatSpec with Matchers:
   private val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
   private val source = Path.of(getClass.getResource("/jvm/JmxWorkers.java").toURI).toString

@@ -2,6 +2,7 @@ package bulkhead.lab.sample
 
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Path
 
@@ -10,6 +11,7 @@ import java.nio.file.Path
  * alone lists virtual threads, and on a JDK whose JSON dump the hazard table marks (25.0.3), through Thread.print and
  * JFR events of their naps, which stop nothing.
  */
+@Slow
 class ServiceSamplerSpec extends AnyFlatSpec with Matchers:
   private def withSleepers[A](args: String*)(body: Long => A): A =
     val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
