@@ -26,6 +26,13 @@ final class JmxConnection private (connector: JMXConnector, val address: JmxAddr
     JmxThreadDump.of(infos, deadlocked)
   }
 
+  /** Milliseconds since the JVM started. */
+  def uptimeMs: Either[String, Long] = call("uptime")(runtime.getUptime)
+
+  /** The JVM's log of VM operations ([[VmOperations]]): `VM.events log=vmops`, through its DiagnosticCommand MBean. */
+  def vmOperations: Either[String, String] = call("VM.events")(server.invoke(JmxConnection.Diagnostics, "vmEvents",
+    Array[AnyRef](Array("log=vmops")), Array(classOf[Array[String]].getName)).asInstanceOf[String])
+
   /** The JVM's version (`25.0.3+9-LTS`), as the lab records the JDK of a run. */
   def jdk: String = call("version")(runtime.getVmVersion).getOrElse("?")
 
@@ -40,6 +47,8 @@ final class JmxConnection private (connector: JMXConnector, val address: JmxAddr
   def close(): Unit = try connector.close() catch case _: java.io.IOException => ()
 
 object JmxConnection:
+  private val Diagnostics = javax.management.ObjectName("com.sun.management:type=DiagnosticCommand")
+
   /**
    * Connects to the agent at `address`, with `credentials` when it authenticates. RMI has no timeout of its own: a
    * host that drops packets would hang the lab, so the connection is given up after `timeout`.

@@ -12,7 +12,7 @@ import scala.util.Try
 /**
  * The virtual-thread recording of a JVM reached over JMX, through its `FlightRecorderMXBean`: a recording with only
  * the lab's events, kept at most [[VirtualThreadEvents.MaxAge]], whose data from a given instant is copied to a file
- * of this host (`openStream`, `readStream`), and closed at the end. The JMX user needs readwrite access, as for thread
+ * of this host (a stopped clone of it read with `openStream`, `readStream`, then closed), and closed at the end. The JMX user needs readwrite access, as for thread
  * dumps.
  */
 final class JmxRecording(server: MBeanServerConnection) extends VirtualThreadEvents:
@@ -31,15 +31,19 @@ final class JmxRecording(server: MBeanServerConnection) extends VirtualThreadEve
       id = Some(r)
     }.toEither.left.map(e => s"JFR over JMX failed: ${JmxConnection.reason(e)}")
 
+  /** A running recording cannot be read: a stopped copy of it is, then closed. */
   def collect(since: Instant): Either[String, Path] =
     id.toRight("no recording").flatMap(r => Try {
       val file = Files.createTempFile("bulkhead-lab-jmx-", ".jfr")
-      val stream = recorder.openStream(r, Map("startTime" -> since.toString).asJava)
-      val out = Files.newOutputStream(file)
-      try Iterator.continually(recorder.readStream(stream)).takeWhile(_ != null).foreach(out.write)
-      finally
-        out.close()
-        recorder.closeStream(stream)
+      val copy = recorder.cloneRecording(r, true)
+      try
+        val stream = recorder.openStream(copy, Map("startTime" -> since.toString).asJava)
+        val out = Files.newOutputStream(file)
+        try Iterator.continually(recorder.readStream(stream)).takeWhile(_ != null).foreach(out.write)
+        finally
+          out.close()
+          recorder.closeStream(stream)
+      finally recorder.closeRecording(copy)
       file
     }.toEither.left.map(e => s"reading the JFR recording over JMX failed: ${JmxConnection.reason(e)}"))
 

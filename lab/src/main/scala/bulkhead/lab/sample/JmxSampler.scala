@@ -12,8 +12,8 @@ package bulkhead.lab.sample
  *
  * `dumpAllThreads` stops the JVM at a safepoint and lists platform threads only: once a dump shows that the JVM runs
  * virtual threads, JFR events of their waits are recorded and read over the same connection ([[JmxRecording]]), and
- * [[finish]] adds them to each sample. A sample's pause is its dump call's whole time, transfer included (no counter
- * is read over JMX). The JVM is taken for dead when a call fails after it answered before: the connection is lost.
+ * [[finish]] adds them to each sample. A sample's pause is read from the JVM's log of VM operations (its safepoints
+ * since the dump call began, [[VmOperations]]), else it is the dump call's whole time, transfer included. The JVM is taken for dead when a call fails after it answered before: the connection is lost.
  */
 final class JmxSampler(connection: JmxConnection,
     events: JmxConnection => VirtualThreadEvents = c => JmxRecording(c.server)) extends ProcessSampler:
@@ -37,6 +37,7 @@ final class JmxSampler(connection: JmxConnection,
   def sample(second: Double): Sample =
     val at = VirtualSource.nowNanos
     val began = System.nanoTime()
+    val uptime = connection.uptimeMs.toOption
     val read = connection.dump() match
       case Right(dump) =>
         dumpError = None
@@ -46,7 +47,14 @@ final class JmxSampler(connection: JmxConnection,
       case Left(e) =>
         dumpError = Some(e)
         DumpReading(Nil, Nil)
-    val pause = SamplePause((System.nanoTime() - began) / 1e6, 0, SamplePause.ByCallTime)
+    // The safepoints the JVM's own log of VM operations shows since the dump call began; else the call's whole time.
+    val callMs = (System.nanoTime() - began) / 1e6
+    val logged = for
+      from <- uptime
+      log <- connection.vmOperations.toOption
+      (ms, count) <- VmOperations.safepointsSince(log, from / 1000.0 - 0.001)
+    yield SamplePause(ms, count, SamplePause.ByVmOperations)
+    val pause = logged.getOrElse(SamplePause(callMs, 0, SamplePause.ByCallTime))
     if virtualSeen && jdk.exists(_.feature >= JvmPools.JsonFrom) then virtual.open(second)
     synchronized(instants(second) = at)
     virtual.sampled(at)

@@ -17,10 +17,12 @@ final class ProcessDeath(pid: Long, process: Option[Process] = None):
     if alive then None
     else
       val code = process.flatMap(p => scala.util.Try(p.exitValue()).toOption)
-      // The JVM writes its log before it aborts; its file system may take a moment to show it.
+      // The JVM writes its log before it aborts; its file system may take a moment to show it. A JVM that exited
+      // normally, or was killed by a signal it cannot handle or that ends it quietly, writes none.
+      val quiet = code.exists(c => c == 0 || TargetDeath.signalOf(c).exists(ProcessDeath.QuietSignals))
       val deadline = System.nanoTime() + ProcessDeath.HsErrWait.toNanos
       var hsErr = HsErr.find(hsErrCandidates)
-      while hsErr.isEmpty && code.forall(_ != 0) && System.nanoTime() < deadline do
+      while hsErr.isEmpty && !quiet && System.nanoTime() < deadline do
         Thread.sleep(100)
         hsErr = HsErr.find(hsErrCandidates)
       val (fatal, frame) = hsErr.fold((None, None))(HsErr.readFile)
@@ -33,3 +35,5 @@ final class ProcessDeath(pid: Long, process: Option[Process] = None):
 
 object ProcessDeath:
   val HsErrWait: FiniteDuration = 2.seconds
+  /** Signals that end a JVM without a fatal error log. */
+  val QuietSignals: Set[String] = Set("SIGKILL", "SIGTERM", "SIGINT", "SIGHUP")

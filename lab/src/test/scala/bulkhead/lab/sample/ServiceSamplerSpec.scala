@@ -66,3 +66,25 @@ class ServiceSamplerSpec extends AnyFlatSpec with Matchers:
       samples.flatMap(_.pause).map(_.how).distinct shouldBe Seq(SamplePause.BySafepoints)
     }
   }
+
+  "AttachRecording" should "record a live JVM's virtual-thread naps, give them back as a file, and stop" in {
+    assume(Runtime.version().feature() >= JvmPools.JsonFrom, "virtual threads need JDK 21+")
+    withSleepers("200") { pid =>
+      // Once the sleepers nap (the JVM compiles its source first): a classic dump shows their carriers' scheduler.
+      val deadline = System.nanoTime() + 60_000_000_000L
+      while !ThreadSampler.dump(pid).exists(_.contains("VirtualThread-unblocker")) && System.nanoTime() < deadline do
+        Thread.sleep(200)
+      val recording = AttachRecording(pid)
+      recording.start() shouldBe Right(())
+      val since = java.time.Instant.now()
+      Thread.sleep(1500)
+      val file = recording.collect(since).fold(e => fail(e), identity)
+      try
+        val events = scala.jdk.CollectionConverters.ListHasAsScala(jdk.jfr.consumer.RecordingFile.readAllEvents(file))
+          .asScala.toSeq
+        events.flatMap(VirtualWait.of).map(_.name).toSet shouldBe Set("sleeper-0", "sleeper-1", "sleeper-2")
+      finally java.nio.file.Files.deleteIfExists(file)
+      recording.stop()
+      Attach.jcmd(pid, "JFR.check").fold(e => fail(e), identity) should not include VirtualThreadEvents.recordingName
+    }
+  }
