@@ -33,6 +33,13 @@ final class JmxConnection private (connector: JMXConnector, val address: JmxAddr
   def vmOperations: Either[String, String] = call("VM.events")(server.invoke(JmxConnection.Diagnostics, "vmEvents",
     Array[AnyRef](Array("log=vmops")), Array(classOf[Array[String]].getName)).asInstanceOf[String])
 
+  /**
+   * The carriers of the virtual-thread scheduler (its `VirtualThreadSchedulerMXBean`, JDK 24+, read by name so that
+   * this compiles for JDK 17): more than none once a virtual thread has run. None on an older JDK.
+   */
+  def virtualThreadCarriers: Option[Int] = call("virtual-thread scheduler")(server.getAttribute(
+    javax.management.ObjectName("jdk.management:type=VirtualThreadScheduler"), "PoolSize").asInstanceOf[Int]).toOption
+
   /** The JVM's version (`25.0.3+9-LTS`), as the lab records the JDK of a run. */
   def jdk: String = call("version")(runtime.getVmVersion).getOrElse("?")
 

@@ -42,7 +42,9 @@ final class JmxSampler(connection: JmxConnection,
       case Right(dump) =>
         dumpError = None
         loops = loops ++ EventLoops.frames(dump.threads)
-        if !virtualSeen then virtualSeen = SamplingSource.showsVirtualThreads(dump)
+        // A carrier carrying, the JDK 21-23 unparker, or (JDK 24+) a scheduler that has started carriers.
+        if !virtualSeen then virtualSeen = SamplingSource.showsVirtualThreads(dump) ||
+          dump.threads.exists(_.name == "VirtualThread-unparker") || connection.virtualThreadCarriers.exists(_ > 0)
         DumpReading(PoolSample.of(dump, loops), WaitGraph.of(dump))
       case Left(e) =>
         dumpError = Some(e)

@@ -61,7 +61,9 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
 
   private def reading(dump: ThreadDump): DumpReading =
     loops = loops ++ EventLoops.frames(dump.threads)
-    if !virtualSeen then virtualSeen = dump.threads.exists(_.virtual) || SamplingSource.showsVirtualThreads(dump)
+    if !virtualSeen then virtualSeen = dump.threads.exists(_.virtual) || SamplingSource.showsVirtualThreads(dump) ||
+      SamplingSource.showsVirtualThreadMachinery(dump) &&
+        (jdk.forall(_.feature < JvmPools.SchedulerFrom) || scheduler().exists(SamplingSource.schedulerStarted))
     DumpReading(PoolSample.of(dump, loops), WaitGraph.of(dump))
 
 /** One dump read: its pools and the resources its threads wait on. */

@@ -53,12 +53,19 @@ object SamplingSource:
 
   private def ids(hazards: Seq[DumpDefect]): String = hazards.map(_.id).mkString(", ")
 
+  /** Whether a dump of platform threads shows a carrier carrying a virtual thread. */
+  def showsVirtualThreads(dump: ThreadDump): Boolean = dump.threads.exists(_.carrying)
+
   /**
-   * Whether a dump of platform threads shows that the JVM runs virtual threads: a carrier carrying one, or the threads
-   * the JDK starts with its first virtual thread (`VirtualThread-unblocker` on JDK 24+, `VirtualThread-unparker`
-   * before).
+   * Whether a dump shows the threads the JDK starts with its virtual-thread machinery (`VirtualThread-unblocker` on
+   * JDK 24+, `VirtualThread-unparker` before): a library that only loads the class starts them too, so on JDK 24+
+   * their scheduler tells whether a virtual thread ever ran ([[schedulerStarted]]).
    */
-  def showsVirtualThreads(dump: ThreadDump): Boolean =
-    dump.threads.exists(t => t.carrying || VirtualThreadServiceThreads.contains(t.name))
+  def showsVirtualThreadMachinery(dump: ThreadDump): Boolean =
+    dump.threads.exists(t => VirtualThreadServiceThreads.contains(t.name))
+
+  /** `Thread.vthread_scheduler`'s answer: its pool has carriers, or has run tasks (`size = 2`, `steals = 24355`). */
+  def schedulerStarted(output: String): Boolean =
+    Seq("size", "steals").exists(k => s"\\b$k = (\\d+)".r.findFirstMatchIn(output).exists(_.group(1).toLong > 0))
 
   private val VirtualThreadServiceThreads = Set("VirtualThread-unblocker", "VirtualThread-unparker")

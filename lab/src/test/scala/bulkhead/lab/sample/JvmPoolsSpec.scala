@@ -32,11 +32,20 @@ class JvmPoolsSpec extends AnyFlatSpec with Matchers:
   "JvmPools" should "never ask JDK 25.0.3 for its JSON dump unless allowed: Thread.print, and virtual threads seen" in {
     val jvm = Jvm("vm-version-jdk25.txt", Left("must not be asked"), allowRisky = false)
     (1 to 2).foreach(_ => jvm.sample() should not be empty)
-    jvm.asked shouldBe Map("VM.version" -> 1, "Thread.print" -> 2)
+    // The scheduler, asked once, tells that virtual threads have run: no JSON dump asked.
+    jvm.asked shouldBe Map("VM.version" -> 1, "Thread.print" -> 2, "Thread.vthread_scheduler" -> 1)
     jvm.pools.readsJson shouldBe false
     jvm.pools.runsVirtualThreads shouldBe true
     jvm.pools.source.platform shouldBe SamplingSource.ClassicDump
     jvm.pools.source.reason should include("JDK-8364343")
+  }
+
+  it should "not take a JVM whose scheduler never started a carrier for one that runs virtual threads" in {
+    val pools = JvmPools(() => Right(Fixtures.text("vm-version-jdk25.txt")), () => Left("must not be asked"),
+      () => Right(Fixtures.text("threaddump-blocking-soap-jdk25.txt")),
+      () => Right(Fixtures.text("vthread-scheduler-unused-jdk25.txt")))
+    pools.sample() should not be Symbol("left")
+    (pools.runsVirtualThreads, pools.source.virtual) shouldBe (false, None)
   }
 
   it should "read a JDK 25 JVM's pools from its JSON dump when allowed, virtual threads and their carriers included" in {

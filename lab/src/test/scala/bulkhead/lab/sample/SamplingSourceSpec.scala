@@ -28,8 +28,14 @@ class SamplingSourceSpec extends AnyFlatSpec with Matchers:
     SamplingSource.byPid(None, Nil, virtual = true, allowRisky = true).platform shouldBe SamplingSource.ClassicDump
   }
 
-  "A classic dump" should "show virtual threads by the JDK's own virtual-thread threads, and not without them" in {
-    SamplingSource.showsVirtualThreads(ThreadDump.parse(Fixtures.text("threaddump-virtual200-c20-jdk25.txt"))) shouldBe
-      true
-    SamplingSource.showsVirtualThreads(ThreadDump.parse(Fixtures.text("threaddump-default2-jdk17.txt"))) shouldBe false
+  "A classic dump" should "show the virtual-thread machinery, which a service that only loads the class has too" in {
+    def machinery(name: String) = SamplingSource.showsVirtualThreadMachinery(ThreadDump.parse(Fixtures.text(name)))
+    machinery("threaddump-virtual200-c20-jdk25.txt") shouldBe true
+    machinery("threaddump-blocking-soap-jdk25.txt") shouldBe true
+    machinery("threaddump-default2-jdk17.txt") shouldBe false
+  }
+
+  "The scheduler" should "tell a JVM that ran virtual threads from one that only loaded their class" in {
+    SamplingSource.schedulerStarted(Fixtures.text("vthread-scheduler-virtual200-c20-jdk25.txt")) shouldBe true
+    SamplingSource.schedulerStarted(Fixtures.text("vthread-scheduler-unused-jdk25.txt")) shouldBe false
   }
