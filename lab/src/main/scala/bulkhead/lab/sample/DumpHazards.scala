@@ -21,9 +21,12 @@ enum DumpKind(val key: String):
   /** `ThreadMXBean.getThreadInfo` outside a safepoint: the lab never calls it. */
   case ThreadInfo extends DumpKind("thread-info")
 
-/** One defect: `fixed` maps a feature release to its first update carrying the fix. */
+/**
+ * One defect: `fixed` maps a feature release to its first update carrying the fix; `withVirtualThreads`: it needs
+ * virtual threads mounting or unmounting, so a JVM that has never started one is not exposed to it.
+ */
 final case class DumpDefect(id: String, dump: DumpKind, since: Int, fixed: Map[Int, JdkVersion], summary: String,
-    sources: Seq[String]):
+    sources: Seq[String], withVirtualThreads: Boolean = true):
   def affects(jdk: JdkVersion): Boolean =
     jdk.feature >= since && !fixed.get(jdk.feature).exists(jdk >= _)
 
@@ -48,4 +51,5 @@ object DumpHazards:
               .toRight(s"$id: fixed $release = '$update' is not an update of $release")
           yield feature -> version
         }.foldLeft[Either[String, Map[Int, JdkVersion]]](Right(Map.empty))((acc, e) => acc.flatMap(m => e.map(m + _)))
-    yield DumpDefect(id, dump, d.getInt("since"), fixed, d.getString("summary"), d.getStringList("sources").asScala.toSeq)
+    yield DumpDefect(id, dump, d.getInt("since"), fixed, d.getString("summary"), d.getStringList("sources").asScala.toSeq,
+      d.getBoolean("with-virtual-threads"))

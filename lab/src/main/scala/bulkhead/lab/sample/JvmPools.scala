@@ -4,7 +4,8 @@ package bulkhead.lab.sample
  * The pools of one running JVM at each sample, from the thread dump that shows the most of it without risking it: the
  * JSON dump where the JVM writes one (JDK 21+), the only dump that lists virtual threads, unless its JDK is one where
  * that dump can crash it ([[DumpHazards]]: then `Thread.print`, and virtual threads from JFR events, see
- * [[ServiceSampler]]), else `Thread.print`. `allowRiskyDumps` takes the JSON dump even there. The JVM's version is read
+ * [[ServiceSampler]]; for a defect that needs virtual threads, from the first sample at which the JVM's scheduler has
+ * started a carrier, asked before each JSON dump), else `Thread.print`. `allowRiskyDumps` takes the JSON dump even there. The JVM's version is read
  * once, at the first sample that can read it. A JVM that fails a JSON dump but takes a classic one at the same instant
  * (it has the command but could not write the file where the lab reads it) gets classic dumps from then on: each JSON
  * attempt costs it an attach. Each source gives a jcmd command's answer; [[JvmPools.of]] asks a pid.
@@ -20,16 +21,22 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
   /** The defects of this JVM's JSON dump, once its version is known. */
   def jsonHazards: Seq[DumpDefect] = jdk.fold(Nil)(hazards.of(DumpKind.Json, _))
 
-  /** True while samples come from JSON dumps, with virtual threads. */
+  /**
+   * True while samples come from JSON dumps, with virtual threads: on a JDK whose JSON dump has a known defect, only
+   * when allowed, or while the JVM has never started a virtual thread and every defect needs one.
+   */
   def readsJson: Boolean =
-    jdk.exists(_.feature >= JvmPools.JsonFrom) && !jsonRefused && (jsonHazards.isEmpty || allowRiskyDumps)
+    jdk.exists(_.feature >= JvmPools.JsonFrom) && !jsonRefused &&
+      (jsonHazards.isEmpty || allowRiskyDumps || !virtualSeen && jsonHazards.forall(_.withVirtualThreads))
 
   /** Whether the dumps so far showed that the JVM runs virtual threads. */
   def runsVirtualThreads: Boolean = virtualSeen
 
   /** Where the samples come from and why. */
   def source: SamplingSource =
-    SamplingSource.byPid(jdk, jsonHazards, virtualSeen, allowRiskyDumps) match
+    val dormant = readsJson && !allowRiskyDumps && jsonHazards.nonEmpty
+    if dormant then SamplingSource.beforeVirtualThreads(jdk.get, jsonHazards)
+    else SamplingSource.byPid(jdk, jsonHazards, virtualSeen, allowRiskyDumps) match
       case s if jsonRefused && s.platform == SamplingSource.JsonDump =>
         s.copy(platform = SamplingSource.ClassicDump, virtual = None,
           reason = "the JVM refused the JSON dump (it could not write the file where the lab reads it)")
@@ -43,6 +50,9 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
   /** The pools and the resources of one dump. */
   def read(): Either[String, DumpReading] =
     if jdk.isEmpty then jdk = version().toOption.flatMap(JdkVersion.ofVmVersion)
+    // Before each JSON dump that only a virtual thread would make risky: has one started since the last dump?
+    if readsJson && !allowRiskyDumps && jsonHazards.nonEmpty && scheduler().exists(SamplingSource.schedulerStarted) then
+      virtualSeen = true
     if !readsJson then fromClassic
     else
       // The scheduler names the carriers' pool even when none carries: asked until a JVM that has the command answers.

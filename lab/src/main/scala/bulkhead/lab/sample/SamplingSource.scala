@@ -45,6 +45,15 @@ object SamplingSource:
           "JSON dump can crash it while virtual threads mount and unmount, so it is not taken (" + AllowFlag +
           " takes it); Thread.print stops the JVM at a safepoint, where no thread is between mount and unmount")
 
+  /**
+   * The JSON dump of a JVM whose JDK has only defects that need virtual threads (`hazards`), while it has started
+   * none: asked before each dump, and from the first one on, `Thread.print` and JFR ([[byPid]]).
+   */
+  def beforeVirtualThreads(jdk: JdkVersion, hazards: Seq[DumpDefect]): SamplingSource =
+    SamplingSource(jdk.toString, JsonDump, Some("the JSON dump"), s"JDK $jdk's JSON dump has ${ids(hazards)}, which " +
+      "needs virtual threads mounting and unmounting: this JVM has started none (its scheduler has no carrier, asked " +
+      "before each dump); from the first, Thread.print and JFR")
+
   /** The dumps of a JVM sampled over JMX: `dumpAllThreads` (a safepoint) and, with virtual threads, JFR over JMX. */
   def byJmx(jdk: Option[JdkVersion], virtual: Boolean): SamplingSource =
     SamplingSource(jdk.fold("?")(_.toString), JmxDump, Option.when(virtual)(JfrJmx),

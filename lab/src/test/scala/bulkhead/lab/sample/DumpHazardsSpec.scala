@@ -28,6 +28,11 @@ class DumpHazardsSpec extends AnyFlatSpec with Matchers:
     table.of(DumpKind.Json, v("17.0.15")) shouldBe empty
   }
 
+  it should "say which defects need virtual threads: JDK-8364343 does, JDK-8359870 (a thread that terminates) does not" in {
+    val byId = DumpHazards.Known.defects.map(d => d.id -> d.withVirtualThreads).toMap
+    (byId("JDK-8364343"), byId("JDK-8359870")) shouldBe (true, false)
+  }
+
   it should "name a source for every defect" in {
     DumpHazards.Known.defects should not be empty
     DumpHazards.Known.defects.foreach(d => withClue(d.id)(d.sources should not be empty))
@@ -35,7 +40,8 @@ class DumpHazardsSpec extends AnyFlatSpec with Matchers:
 
   "A defect" should "spare the updates of a release line from the one that carries its fix, and no other line" in {
     val table = DumpHazards.read(ConfigFactory.parseString(
-      """defects = [{ id = "JDK-1", dump = json, since = 25, fixed = { 25 = "25.0.5" }, summary = "s", sources = ["x"] }]"""))
+      """defects = [{ id = "JDK-1", dump = json, since = 25, with-virtual-threads = true, fixed = { 25 = "25.0.5" },
+        |  summary = "s", sources = ["x"] }]""".stripMargin))
       .fold(e => fail(e), identity)
     table.of(DumpKind.Json, v("25.0.4")).map(_.id) shouldBe Seq("JDK-1")
     table.of(DumpKind.Json, v("25.0.5")) shouldBe empty
@@ -45,6 +51,7 @@ class DumpHazardsSpec extends AnyFlatSpec with Matchers:
 
   it should "refuse a fix named on another release line, saying which" in {
     DumpHazards.read(ConfigFactory.parseString(
-      """defects = [{ id = "JDK-1", dump = json, since = 25, fixed = { 25 = "26.0.1" }, summary = "s", sources = [] }]"""))
+      """defects = [{ id = "JDK-1", dump = json, since = 25, with-virtual-threads = true, fixed = { 25 = "26.0.1" },
+        |  summary = "s", sources = [] }]""".stripMargin))
       .left.toOption.get should include("26.0.1")
   }

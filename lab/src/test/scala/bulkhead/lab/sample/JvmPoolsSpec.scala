@@ -7,7 +7,8 @@ import org.scalatest.matchers.should.Matchers
 /**
  * Which dump a JVM's pools are read from, on the recorded answers of real JVMs: `jcmd VM.version` of JDK 25 and 17, the
  * JSON and classic dumps of one run of the service on `/work/virtual?ms=200` at 20 connections (see JsonThreadDumpSpec).
- * JDK 25.0.3's JSON dump is one the hazard table marks as risky: it is taken only when allowed.
+ * JDK 25.0.3's JSON dump is one the hazard table marks as risky once virtual threads run: it is taken then only when
+ * allowed (the JSON dump of an idle JDK 25 JVM, and its scheduler's answer before and after a virtual thread ran).
  */
 class JvmPoolsSpec extends AnyFlatSpec with Matchers:
   private val Connections = 20
@@ -40,12 +41,27 @@ class JvmPoolsSpec extends AnyFlatSpec with Matchers:
     jvm.pools.source.reason should include("JDK-8364343")
   }
 
-  it should "not take a JVM whose scheduler never started a carrier for one that runs virtual threads" in {
-    val pools = JvmPools(() => Right(Fixtures.text("vm-version-jdk25.txt")), () => Left("must not be asked"),
-      () => Right(Fixtures.text("threaddump-blocking-soap-jdk25.txt")),
-      () => Right(Fixtures.text("vthread-scheduler-unused-jdk25.txt")))
+  it should "take JDK 25.0.3's JSON dump while the JVM has never started a virtual thread, asking before each dump" in {
+    var scheduler = "vthread-scheduler-unused-jdk25.txt"
+    var asked = Map.empty[String, Int]
+    def answer(command: String, file: String) =
+      asked = asked.updated(command, asked.getOrElse(command, 0) + 1)
+      Right(Fixtures.text(file))
+    val pools = JvmPools(() => answer("VM.version", "vm-version-jdk25.txt"),
+      () => answer("Thread.dump_to_file", "threaddump-idle-jdk25.json"),
+      () => answer("Thread.print", "threaddump-blocking-soap-jdk25.txt"),
+      () => answer("Thread.vthread_scheduler", scheduler))
+    (1 to 2).foreach(_ => pools.sample() should not be Symbol("left"))
+    (pools.readsJson, pools.runsVirtualThreads) shouldBe (true, false)
+    pools.source.platform shouldBe SamplingSource.JsonDump
+    pools.source.reason should include("has started none")
+    // A virtual thread starts: from the next sample on, Thread.print.
+    scheduler = "vthread-scheduler-virtual200-c20-jdk25.txt"
     pools.sample() should not be Symbol("left")
-    (pools.runsVirtualThreads, pools.source.virtual) shouldBe (false, None)
+    (pools.readsJson, pools.runsVirtualThreads) shouldBe (false, true)
+    asked("Thread.dump_to_file") shouldBe 2
+    asked("Thread.print") shouldBe 1
+    pools.source.platform shouldBe SamplingSource.ClassicDump
   }
 
   it should "read a JDK 25 JVM's pools from its JSON dump when allowed, virtual threads and their carriers included" in {

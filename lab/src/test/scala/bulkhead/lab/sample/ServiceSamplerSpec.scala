@@ -22,6 +22,12 @@ class ServiceSamplerSpec extends AnyFlatSpec with Matchers:
       jvm.destroy()
       jvm.waitFor()
 
+  /** Until the sleepers nap (the JVM compiles its source first): their scheduler has started its carriers. */
+  private def awaitSleepers(pid: Long): Unit =
+    val deadline = System.nanoTime() + 60_000_000_000L
+    while !ThreadSampler.scheduler(pid).exists(SamplingSource.schedulerStarted) && System.nanoTime() < deadline do
+      Thread.sleep(200)
+
   "ServiceSampler" should "count a live JVM's virtual threads in their pool from the JSON dump, when it takes it" in {
     assume(Runtime.version().feature() >= JvmPools.JsonFrom, "virtual threads need JDK 21+")
     withSleepers() { pid =>
@@ -42,6 +48,7 @@ class ServiceSamplerSpec extends AnyFlatSpec with Matchers:
     val jdk = JdkVersion.parse(System.getProperty("java.version")).get
     assume(DumpHazards.Known.of(DumpKind.Json, jdk).nonEmpty, s"JDK $jdk has no known JSON-dump defect")
     withSleepers("200") { pid =>
+      awaitSleepers(pid)
       val sampler = ServiceSampler(pid, None)
       val start = System.nanoTime()
       def now = (System.nanoTime() - start) / 1e9
@@ -70,10 +77,7 @@ class ServiceSamplerSpec extends AnyFlatSpec with Matchers:
   "AttachRecording" should "record a live JVM's virtual-thread naps, give them back as a file, and stop" in {
     assume(Runtime.version().feature() >= JvmPools.JsonFrom, "virtual threads need JDK 21+")
     withSleepers("200") { pid =>
-      // Once the sleepers nap (the JVM compiles its source first): a classic dump shows their carriers' scheduler.
-      val deadline = System.nanoTime() + 60_000_000_000L
-      while !ThreadSampler.dump(pid).exists(_.contains("VirtualThread-unblocker")) && System.nanoTime() < deadline do
-        Thread.sleep(200)
+      awaitSleepers(pid)
       val recording = AttachRecording(pid)
       recording.start() shouldBe Right(())
       val since = java.time.Instant.now()
