@@ -16,7 +16,11 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
   @volatile private var jdk: Option[JdkVersion] = None
   @volatile private var jsonRefused = false
   @volatile private var schedulerIdentity: Option[String] = None
+  /** A virtual thread has run in this JVM: its JSON dump is exposed to the defects that need them. */
   @volatile private var virtualSeen = false
+  /** Virtual threads run now (not only one at its start): worth a JFR recording of their waits. */
+  @volatile private var virtualInUse = false
+  @volatile private var steals = Option.empty[Long]
 
   /** The defects of this JVM's JSON dump, once its version is known. */
   def jsonHazards: Seq[DumpDefect] = jdk.fold(Nil)(hazards.of(DumpKind.Json, _))
@@ -29,14 +33,17 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
     jdk.exists(_.feature >= JvmPools.JsonFrom) && !jsonRefused &&
       (jsonHazards.isEmpty || allowRiskyDumps || !virtualSeen && jsonHazards.forall(_.withVirtualThreads))
 
-  /** Whether the dumps so far showed that the JVM runs virtual threads. */
-  def runsVirtualThreads: Boolean = virtualSeen
+  /**
+   * Whether the JVM runs virtual threads now: a dump showed one (or a carrier carrying one), or its scheduler is busy
+   * or has run tasks since it was last asked. A JVM that ran one at its start and none since does not.
+   */
+  def runsVirtualThreads: Boolean = virtualInUse
 
   /** Where the samples come from and why. */
   def source: SamplingSource =
     val dormant = readsJson && !allowRiskyDumps && jsonHazards.nonEmpty
     if dormant then SamplingSource.beforeVirtualThreads(jdk.get, jsonHazards)
-    else SamplingSource.byPid(jdk, jsonHazards, virtualSeen, allowRiskyDumps) match
+    else SamplingSource.byPid(jdk, jsonHazards, virtualInUse, allowRiskyDumps) match
       case s if jsonRefused && s.platform == SamplingSource.JsonDump =>
         s.copy(platform = SamplingSource.ClassicDump, virtual = None,
           reason = "the JVM refused the JSON dump (it could not write the file where the lab reads it)")
@@ -50,9 +57,17 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
   /** The pools and the resources of one dump. */
   def read(): Either[String, DumpReading] =
     if jdk.isEmpty then jdk = version().toOption.flatMap(JdkVersion.ofVmVersion)
-    // Before each JSON dump that only a virtual thread would make risky: has one started since the last dump?
-    if readsJson && !allowRiskyDumps && jsonHazards.nonEmpty && scheduler().exists(SamplingSource.schedulerStarted) then
-      virtualSeen = true
+    // The scheduler, asked before each dump until virtual threads run: has one started (the JSON dump is then
+    // exposed), and do they run now (worth recording)?
+    if !virtualInUse && jdk.exists(_.feature >= JvmPools.SchedulerFrom) then
+      scheduler().toOption.foreach { out =>
+        if schedulerIdentity.isEmpty then schedulerIdentity = JsonThreadDump.schedulerIdentity(out)
+        SamplingSource.schedulerState(out).foreach { s =>
+          if s.carriers > 0 || s.steals > 0 then virtualSeen = true
+          if s.busy > 0 || steals.exists(_ < s.steals) then virtualInUse = true
+          steals = Some(s.steals)
+        }
+      }
     if !readsJson then fromClassic
     else
       // The scheduler names the carriers' pool even when none carries: asked until a JVM that has the command answers.
@@ -71,9 +86,11 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
 
   private def reading(dump: ThreadDump): DumpReading =
     loops = loops ++ EventLoops.frames(dump.threads)
-    if !virtualSeen then virtualSeen = dump.threads.exists(_.virtual) || SamplingSource.showsVirtualThreads(dump) ||
-      SamplingSource.showsVirtualThreadMachinery(dump) &&
-        (jdk.forall(_.feature < JvmPools.SchedulerFrom) || scheduler().exists(SamplingSource.schedulerStarted))
+    // Before JDK 24 no scheduler answers: the machinery's threads stand for it (such JDKs take JSON dumps anyway).
+    if dump.threads.exists(_.virtual) || SamplingSource.showsVirtualThreads(dump) ||
+      jdk.forall(_.feature < JvmPools.SchedulerFrom) && SamplingSource.showsVirtualThreadMachinery(dump) then
+      virtualSeen = true
+      virtualInUse = true
     DumpReading(PoolSample.of(dump, loops), WaitGraph.of(dump))
 
 /** One dump read: its pools and the resources its threads wait on. */

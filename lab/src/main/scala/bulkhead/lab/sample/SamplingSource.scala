@@ -74,7 +74,19 @@ object SamplingSource:
     dump.threads.exists(t => VirtualThreadServiceThreads.contains(t.name))
 
   /** `Thread.vthread_scheduler`'s answer: its pool has carriers, or has run tasks (`size = 2`, `steals = 24355`). */
-  def schedulerStarted(output: String): Boolean =
-    Seq("size", "steals").exists(k => s"\\b$k = (\\d+)".r.findFirstMatchIn(output).exists(_.group(1).toLong > 0))
+  def schedulerStarted(output: String): Boolean = schedulerState(output).exists(s => s.carriers > 0 || s.steals > 0)
+
+  /**
+   * The virtual-thread scheduler as `Thread.vthread_scheduler` prints it (`ForkJoinPool@1f32c88[Running, parallelism
+   * = 2, size = 2, active = 0, running = 0, steals = 24355, tasks = 0, submissions = 0, delayed = 20]`): its carriers,
+   * the tasks it has run, and those running, queued or waiting on a timer now.
+   */
+  def schedulerState(output: String): Option[SchedulerState] =
+    def field(k: String) = s"\\b$k = (\\d+)".r.findFirstMatchIn(output).map(_.group(1).toLong)
+    for size <- field("size"); steals <- field("steals") yield
+      SchedulerState(size, steals, Seq("active", "running", "tasks", "submissions", "delayed").flatMap(field).sum)
 
   private val VirtualThreadServiceThreads = Set("VirtualThread-unblocker", "VirtualThread-unparker")
+
+/** The virtual-thread scheduler at one instant ([[SamplingSource.schedulerState]]). */
+final case class SchedulerState(carriers: Long, steals: Long, busy: Long)

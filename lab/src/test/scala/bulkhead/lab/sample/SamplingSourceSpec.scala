@@ -38,4 +38,7 @@ class SamplingSourceSpec extends AnyFlatSpec with Matchers:
   "The scheduler" should "tell a JVM that ran virtual threads from one that only loaded their class" in {
     SamplingSource.schedulerStarted(Fixtures.text("vthread-scheduler-virtual200-c20-jdk25.txt")) shouldBe true
     SamplingSource.schedulerStarted(Fixtures.text("vthread-scheduler-unused-jdk25.txt")) shouldBe false
+    SamplingSource.schedulerState(Fixtures.text("vthread-scheduler-virtual200-c20-jdk25.txt")) shouldBe
+      Some(SchedulerState(carriers = 2, steals = 24355, busy = 20))
+    SamplingSource.schedulerState("12345:\nUnknown diagnostic command") shouldBe None
   }
