@@ -12,7 +12,7 @@ package bulkhead.lab.sample
  */
 final class JvmPools(version: () => Either[String, String], json: () => Either[String, String],
     classic: () => Either[String, String], scheduler: () => Either[String, String], allowRiskyDumps: Boolean = false,
-    hazards: DumpHazards = DumpHazards.Known):
+    hazards: DumpHazards = DumpHazards.Known, classicInsteadOfJson: Option[() => Either[String, String]] = None):
   @volatile private var jdk: Option[JdkVersion] = None
   @volatile private var jsonRefused = false
   @volatile private var schedulerIdentity: Option[String] = None
@@ -82,7 +82,17 @@ final class JvmPools(version: () => Either[String, String], json: () => Either[S
               Right(pools)
             case Left(classicError) => Left(s"$jsonError; $classicError")
 
-  private def fromClassic: Either[String, DumpReading] = classic().map(t => reading(ThreadDump.parse(t)))
+  /**
+   * `Thread.print -l`; in place of a JSON dump it refuses, `classicInsteadOfJson` (`Thread.print`: the JSON dump
+   * walks no heap for lock owners, and its replacement need not either, at a safepoint's cost).
+   */
+  private def fromClassic: Either[String, DumpReading] =
+    val dump = if replacesJson then classicInsteadOfJson.getOrElse(classic) else classic
+    dump().map(t => reading(ThreadDump.parse(t)))
+
+  /** The classic dump stands for a JSON dump refused for its defects (not for an old JDK, nor a failed JSON dump). */
+  private def replacesJson: Boolean =
+    jdk.exists(_.feature >= JvmPools.JsonFrom) && !jsonRefused && jsonHazards.nonEmpty && !readsJson
 
   private def reading(dump: ThreadDump): DumpReading =
     loops = loops ++ EventLoops.frames(dump.threads)
@@ -104,4 +114,4 @@ object JvmPools:
 
   def of(pid: Long, allowRiskyDumps: Boolean = false): JvmPools = JvmPools(() => ThreadSampler.version(pid),
     () => ThreadSampler.dumpJson(pid), () => ThreadSampler.dump(pid), () => ThreadSampler.scheduler(pid),
-    allowRiskyDumps)
+    allowRiskyDumps, classicInsteadOfJson = Some(() => ThreadSampler.dump(pid, locks = false)))

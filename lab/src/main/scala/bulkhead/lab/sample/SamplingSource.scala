@@ -16,6 +16,8 @@ final case class SamplingSource(jdk: String, platform: String, virtual: Option[S
 
 object SamplingSource:
   val ClassicDump = "Thread.print -l"
+  /** In place of a JSON dump refused for its defects: no heap walk for lock owners, which the JSON dump has not either. */
+  val ClassicInsteadOfJson = "Thread.print"
   val JsonDump = "Thread.dump_to_file -format=json"
   val JmxDump = "ThreadMXBean.dumpAllThreads over JMX"
   val JfrAttach = "JFR events of a recording in the JVM (JFR.start, JFR.dump over attach)"
@@ -41,8 +43,8 @@ object SamplingSource:
         SamplingSource(named, JsonDump, Some("the JSON dump"), s"$AllowFlag on JDK $v despite ${ids(hazards)}: " +
           "the JSON dump can crash this JVM while virtual threads mount and unmount", risky = true)
       case Some(v) =>
-        SamplingSource(named, ClassicDump, Option.when(virtual)(JfrAttach), s"JDK $v has ${ids(hazards)}: the " +
-          "JSON dump can crash it while virtual threads mount and unmount, so it is not taken (" + AllowFlag +
+        SamplingSource(named, ClassicInsteadOfJson, Option.when(virtual)(JfrAttach), s"JDK $v has ${ids(hazards)}: " +
+          "the JSON dump can crash it while virtual threads mount and unmount, so it is not taken (" + AllowFlag +
           " takes it); Thread.print stops the JVM at a safepoint, where no thread is between mount and unmount")
 
   /**

@@ -15,8 +15,13 @@ object ThreadSampler:
     sys.props.get("bulkhead.java").map(j => java.nio.file.Path.of(j).resolveSibling("jcmd").toString)
       .filter(p => java.nio.file.Files.isExecutable(java.nio.file.Path.of(p))).getOrElse("jcmd")
 
-  def dump(pid: Long): Either[String, String] =
-    Attach.jcmd(pid, "Thread.print -l").orElse(Children.runToCompletion(Seq(jcmd, pid.toString, "Thread.print", "-l"), 30.seconds)
+  /**
+   * `locks`: `-l`, the owners of `java.util.concurrent` locks, which HotSpot finds by walking the heap at the dump's
+   * safepoint (its pause then grows with the heap).
+   */
+  def dump(pid: Long, locks: Boolean = true): Either[String, String] =
+    val args = if locks then Seq("Thread.print", "-l") else Seq("Thread.print")
+    Attach.jcmd(pid, args.mkString(" ")).orElse(Children.runToCompletion(Seq(jcmd, pid.toString) ++ args, 30.seconds)
       .left.map(e => s"cannot take a thread dump of $pid: $e"))
 
   def sample(pid: Long): Either[String, Seq[PoolSample]] = dump(pid).map(t => PoolSample.of(ThreadDump.parse(t)))

@@ -46,7 +46,7 @@ class VirtualParkingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAl
     record.death shouldBe None
     val source = record.sampling.flatMap(_.source).getOrElse(fail("no sampling source recorded"))
     (source.platform, source.virtual, source.risky) shouldBe
-      (SamplingSource.ClassicDump, Some(SamplingSource.JfrAttach), false)
+      (SamplingSource.ClassicInsteadOfJson, Some(SamplingSource.JfrAttach), false)
     source.reason should include("JDK-8364343")
     // The requests' virtual threads, seen asleep through JFR in the measured samples.
     val requests = record.measuredSamples.flatMap(_.pools.find(_.pool == "request"))

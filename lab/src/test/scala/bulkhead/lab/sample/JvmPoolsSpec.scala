@@ -37,7 +37,7 @@ class JvmPoolsSpec extends AnyFlatSpec with Matchers:
     jvm.asked shouldBe Map("VM.version" -> 1, "Thread.print" -> 2, "Thread.vthread_scheduler" -> 1)
     jvm.pools.readsJson shouldBe false
     jvm.pools.runsVirtualThreads shouldBe true
-    jvm.pools.source.platform shouldBe SamplingSource.ClassicDump
+    jvm.pools.source.platform shouldBe SamplingSource.ClassicInsteadOfJson
     jvm.pools.source.reason should include("JDK-8364343")
   }
 
@@ -61,7 +61,7 @@ class JvmPoolsSpec extends AnyFlatSpec with Matchers:
     (pools.readsJson, pools.runsVirtualThreads) shouldBe (false, true)
     asked("Thread.dump_to_file") shouldBe 2
     asked("Thread.print") shouldBe 1
-    pools.source.platform shouldBe SamplingSource.ClassicDump
+    pools.source.platform shouldBe SamplingSource.ClassicInsteadOfJson
   }
 
   it should "read a JDK 25 JVM's pools from its JSON dump when allowed, virtual threads and their carriers included" in {

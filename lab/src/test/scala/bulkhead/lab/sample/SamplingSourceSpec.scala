@@ -11,7 +11,7 @@ class SamplingSourceSpec extends AnyFlatSpec with Matchers:
 
   "A JVM on an affected JDK" should "get Thread.print and JFR events for its virtual threads, the reason naming the defect" in {
     val s = SamplingSource.byPid(v("25.0.3"), hazards("25.0.3"), virtual = true, allowRisky = false)
-    (s.platform, s.virtual, s.risky) shouldBe (SamplingSource.ClassicDump, Some(SamplingSource.JfrAttach), false)
+    (s.platform, s.virtual, s.risky) shouldBe (SamplingSource.ClassicInsteadOfJson, Some(SamplingSource.JfrAttach), false)
     s.reason should include("JDK-8364343")
     s.reason should include(SamplingSource.AllowFlag)
   }

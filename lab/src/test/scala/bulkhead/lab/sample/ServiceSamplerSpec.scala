@@ -58,7 +58,7 @@ class ServiceSamplerSpec extends AnyFlatSpec with Matchers:
         s
       }
       val source = sampler.source.get
-      (source.platform, source.virtual) shouldBe (SamplingSource.ClassicDump, Some(SamplingSource.JfrAttach))
+      (source.platform, source.virtual) shouldBe (SamplingSource.ClassicInsteadOfJson, Some(SamplingSource.JfrAttach))
       source.virtualFrom should not be empty
       samples.flatMap(_.pools).map(_.pool) should not contain "sleeper"
       // A nap is seen once it ends: the last samples, taken within a nap of the end, may miss some.
