@@ -153,7 +153,7 @@ object CapacityCommand extends LabCommand:
         val requests = o.requests.requests(o.url).fold(e => throw IllegalStateException(e), identity)
         println(s"bulkhead lab capacity: ${jvm.label} at ${requests.describe}: ${plan.steps.describe}, " +
           s"${plan.stepDuration.toSeconds} s each; runs and report in $dir")
-        val outcome = ProcessRun.onAll(Seq(jvm), scrapes, o.every, println) { run =>
+        val outcome = ProcessRun.onAll(Seq(jvm), scrapes, o.every, println, o.jvm.allowRiskyDumps) { run =>
           CapacityRun(plan, println).run(ProcessCapacity(run, jvm.key, requests, o.connections, o.threads, plan,
             println),
             Files.createDirectories(dir))

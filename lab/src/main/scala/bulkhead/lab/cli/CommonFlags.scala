@@ -124,7 +124,8 @@ object CommonFlags:
 
   /**
    * `--pid PID`, `--jmx HOST:PORT` and `--jmx-credentials FILE`: the JVM to measure ([[JvmFlags]]), and the check
-   * that one of them names it (run it in the command's `checkConfig`: [[JvmFlags.problem]]).
+   * that one of them names it (run it in the command's `checkConfig`: [[JvmFlags.problem]]); `--allow-risky-dumps`:
+   * how it may be sampled.
    */
   def jvm[O](b: OParserBuilder[O])(get: O => JvmFlags, set: (O, JvmFlags) => O): OParser[?, O] =
     import b.*
@@ -139,4 +140,9 @@ object CommonFlags:
         .action((a, o) => JmxAddress.parse(a).fold(_ => o, j => set(o, get(o).copy(jmx = get(o).jmx :+ j)))),
       opt[String]("jmx-credentials").valueName("<file>")
         .text("with --jmx: a file (mode 600) holding `user password` on one line, for an agent that authenticates")
-        .action((f, o) => set(o, get(o).copy(jmxCredentials = Some(Path.of(f))))))
+        .action((f, o) => set(o, get(o).copy(jmxCredentials = Some(Path.of(f))))),
+      opt[Unit]("allow-risky-dumps")
+        .text("take the JSON thread dump (virtual threads' stacks) even on a JDK where it can crash the JVM while " +
+          "virtual threads mount and unmount (JDK 25: JDK-8364343); without it the lab reads Thread.print and JFR " +
+          "events there (docs/sampling.md)")
+        .action((_, o) => set(o, get(o).copy(allowRiskyDumps = true))))

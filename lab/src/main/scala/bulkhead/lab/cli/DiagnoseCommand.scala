@@ -91,17 +91,24 @@ object DiagnoseCommand extends LabCommand:
             System.err.println(s"bulkhead lab diagnose: $err")
             1
           case Right(record) =>
-            val verdict = VerdictJson.of(record, expected)
+            lazy val verdict = VerdictJson.of(record, expected)
             val report = SuiteReport(s"bulkhead diagnose: ${record.info.title}",
               s"bulkhead lab diagnose ${args.mkString(" ")}", Environment.ofMachine(record.info.jdk), Seq(record), Nil)
             report.write(dir)
             println(ThreadTable.render(record.samples.map(_.pools)))
             if record.load.routes.nonEmpty then println(RouteRates.render(record.load, record.info.expectedClass))
-            println(verdict.line)
-            verdict.expectation.foreach(e => println(s"   expected: ${e.line}"))
-            println(s"verdict: ${dir.resolve(VerdictJson.FileName)}; report: ${dir.resolve(SuiteReport.HtmlFile)}; " +
-              s"result: ${dir.resolve(RecordJson.FileName)}")
-            0
+            record.sampling.foreach(s => println(s"sampled: ${s.describe}"))
+            record.death match
+              case Some(d) =>
+                println(s"=> ${record.info.name}: the target ${d.sentence}; nothing measured after it is reported")
+                println(s"result: ${dir.resolve(RecordJson.FileName)}")
+                1
+              case None =>
+                println(verdict.line)
+                verdict.expectation.foreach(e => println(s"   expected: ${e.line}"))
+                println(s"verdict: ${dir.resolve(VerdictJson.FileName)}; report: ${dir.resolve(SuiteReport.HtmlFile)}; " +
+                  s"result: ${dir.resolve(RecordJson.FileName)}")
+                0
   }
 
   private def refuse(err: String): Int =
@@ -116,10 +123,11 @@ object DiagnoseCommand extends LabCommand:
    * `verdict.json` (beside `expected`, the prediction of an earlier run, when given).
    */
   def run(o: Options, dir: Path, say: String => Unit, expected: Option[Prediction] = None): Either[String, RunRecord] =
-    if o.noLoad then
-      ProcessRun.onAll(o.jvm.jvms, scrapes(o), o.every, say, expected)(_.observed(o.duration, o.rateMetric, dir))
+    def onJvms[A](body: ProcessRun => Either[String, A]) =
+      ProcessRun.onAll(o.jvm.jvms, scrapes(o), o.every, say, o.jvm.allowRiskyDumps, expected)(body)
+    if o.noLoad then onJvms(_.observed(o.duration, o.rateMetric, dir))
     else o.requests.requests(o.url).flatMap { requests =>
-      ProcessRun.onAll(o.jvm.jvms, scrapes(o), o.every, say, expected) { run =>
+      onJvms { run =>
         val driver = LoadDriver.closedLoop(requests, o.threads, o.connections, o.duration, RequestTimeout, say)
         say(s"bulkhead lab diagnose: ${driver.describe(requests)} while sampling " +
           s"${o.jvm.jvms.map(_.label).mkString(", ")} every ${o.every.toMillis} ms")

@@ -7,9 +7,11 @@ import java.nio.file.Path
 
 /**
  * `--pid`, `--jmx` and `--jmx-credentials` as given ([[CommonFlags.jvm]] declares them): the JVM to measure, or with
- * `--jmx` given again, the replicas of one service, sampled together (a fleet).
+ * `--jmx` given again, the replicas of one service, sampled together (a fleet); and `--allow-risky-dumps`, how it may
+ * be sampled.
  */
-final case class JvmFlags(pid: Option[Long] = None, jmx: Seq[JmxAddress] = Nil, jmxCredentials: Option[Path] = None):
+final case class JvmFlags(pid: Option[Long] = None, jmx: Seq[JmxAddress] = Nil, jmxCredentials: Option[Path] = None,
+    allowRiskyDumps: Boolean = false):
   /** What is wrong with the combination, for a command that measures one JVM; None when one JVM is named. */
   def problem: Option[String] =
     fleetProblem.orElse(Option.when(jmx.size > 1)("--jmx is given once here (one JVM); several replicas are " +

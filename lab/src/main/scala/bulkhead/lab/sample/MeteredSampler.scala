@@ -10,3 +10,6 @@ final class MeteredSampler(inner: ProcessSampler, scrape: MetricsScrape) extends
     s.copy(metrics = scrape.reading().orElse(s.metrics))
   def process(second: Double): Sample = inner.process(second)
   def lastDumpError: Option[String] = inner.lastDumpError
+  override def source: Option[SamplingSource] = inner.source
+  override def death(second: Double): Option[TargetDeath] = inner.death(second)
+  override def finish(samples: Seq[Sample]): Seq[Sample] = inner.finish(samples)

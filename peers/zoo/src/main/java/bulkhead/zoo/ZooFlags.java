@@ -18,7 +18,7 @@ final class ZooFlags {
   /** Every flag some app reads: another is refused before the app is chosen, so even without a good --app. */
   private static final Set<String> Known = Set.of("--app", "--port", "--port-file", "--redis-uri", "--soap-endpoint",
       "--jdbc-url", "--io-threads", "--worker-threads", "--hold-ms", "--permits", "--event-loops", "--max-connections",
-      "--pool-size", "--iterations", "--virtual-threads", "--tls-port");
+      "--pool-size", "--iterations", "--virtual-threads", "--tls-port", "--steps", "--parkers", "--park-ms");
 
   private final Map<String, String> given;
   private final Set<String> read = new LinkedHashSet<>();
