@@ -43,7 +43,13 @@ object LabMain:
     properties.getProperty("version", "unknown")
 
   def main(args: Array[String]): Unit =
-    val code = args.toList match
+    val code = run(args.toList)
+    Children.stopAll()
+    sys.exit(code)
+
+  /** What `main` does short of stopping the children and exiting: the exit code it exits with. */
+  def run(args: List[String]): Int =
+    args match
       case ("help" | "--help" | "-h") :: _ | Nil =>
         println(usage)
         0
@@ -59,5 +65,3 @@ object LabMain:
         case None =>
           System.err.println(s"bulkhead lab: unknown command '$name'\n$usage")
           2
-    Children.stopAll()
-    sys.exit(code)

@@ -1,8 +1,9 @@
 package bulkhead.lab.cli
 
+import bulkhead.lab.LabMain
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.Children
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, InProcess}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -11,8 +12,10 @@ import scala.concurrent.duration.*
 import scala.util.chaining.*
 
 /**
- * Every bad flag or value of the service, the stub and the lab, run as the real programs: a message naming the bad
- * flag, key or value, a non-zero exit, and nothing started.
+ * Every bad flag or value of the service, the stub and the lab: a message naming the bad flag, key or value, a non-zero
+ * exit, and nothing started. The service, the stub and the peers run as the real programs; the lab's many cases run
+ * its `main` in this JVM up to its exit ([[LabMain.run]]: the code it exits with, what it printed, no process left),
+ * and a few as the real program, which holds the path from `main` to the process's exit code and output.
  */
 @Slow
 class CommandLineSpec extends AnyFlatSpec with Matchers:
@@ -47,13 +50,28 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     finally pool.shutdownNow()
 
   private def refused(classpath: String, main: String, args: Seq[String], named: String): Unit =
-    val (code, out) = run(classpath, main, args)
+    refusal(args, named)(run(classpath, main, args))
+
+  private def refusal(args: Seq[String], named: String)(ran: (Int, String)): Unit =
+    val (code, out) = ran
     withClue(s"${args.mkString(" ")} -> exit $code: $out") {
       code should not be 0
       out should include(named)
       out should not include "\tat "
       out should not include "listening"
     }
+
+  /** The lab's `main` in this JVM up to its exit: its exit code and output; it must leave no process running. */
+  private def lab(args: Seq[String]): (Int, String) =
+    val ran = InProcess.run()(LabMain.run(args.toList))
+    withClue(s"lab ${args.mkString(" ")} left running: ")(ran.leftRunning shouldBe empty)
+    (ran.code, ran.output)
+
+  /** `check` on every case in turn; every case runs, and a failure names its case. */
+  private def eachInTurn[A](cases: Seq[A])(check: A => Unit): Unit =
+    val failures = cases.map(c => scala.util.Try(check(c))).collect { case scala.util.Failure(e) => e }
+    failures.headOption.foreach(first => fail(s"${failures.size} of ${cases.size} cases failed; the first: " +
+      first.getMessage, first))
 
   private val serviceBad: Seq[(Seq[String], String)] = Seq(
     Seq("--port", "70000") -> "--port",
@@ -174,7 +192,12 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("capacity", "--bogus") -> "--bogus")
 
   "The lab" should "refuse every bad command, flag or value with a message naming it" in {
-    eachAtOnce(labBad)((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
+    eachInTurn(labBad)((args, named) => refusal(args, named)(lab(args)))
+  }
+
+  it should "refuse an unknown command and a bad flag as a program too: the message, a non-zero exit" in {
+    eachAtOnce(Seq(Seq("fly") -> "fly", Seq("run", "--bogus") -> "--bogus"))((args, named) =>
+      refused(labClasspath, "bulkhead.lab.LabMain", args, named))
   }
 
   it should "answer --version with the release the parent pom declares, no SNAPSHOT, and exit 0" in {
@@ -182,23 +205,28 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     val release = "<bulkhead.release>([^<]+)</bulkhead.release>".r.findFirstMatchIn(pom).get.group(1)
     val version = "<version>([^<]+)</version>".r.findFirstMatchIn(pom).get.group(1)
     version should (equal(release) or equal(s"$release-SNAPSHOT"))
-    for args <- Seq(Seq("--version"), Seq("version")) do
-      val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
+    val ran = Seq(Seq("--version") -> run(labClasspath, "bulkhead.lab.LabMain", Seq("--version"))) ++
+      Seq(Seq("--version"), Seq("version")).map(args => args -> lab(args))
+    for (args, (code, out)) <- ran do
       withClue(s"${args.mkString(" ")} -> exit $code: $out") {
         code shouldBe 0
         out.trim shouldBe s"bulkhead lab $release"
       }
   }
 
+  private def usage(args: Seq[String])(ran: (Int, String)): Unit =
+    val (code, out) = ran
+    withClue(s"${args.mkString(" ")} -> exit $code: $out") {
+      code shouldBe 0
+      out.toLowerCase should include("usage")
+      out should not include "Error"
+    }
+
   it should "answer --help on every command with its usage and exit 0, starting nothing" in {
-    (bulkhead.lab.LabMain.commands.map(_.name).map(c => Seq(c, "--help")) ++
+    (LabMain.commands.map(_.name).map(c => Seq(c, "--help")) ++
       Seq(Seq("bench", "report", "--help"), Seq("bench", "hello", "-h"), Seq("--help")))
-      .pipe(eachAtOnce(_) { args =>
-        val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
-        withClue(s"${args.mkString(" ")} -> exit $code: $out") {
-          code shouldBe 0
-          out.toLowerCase should include("usage")
-          out should not include "Error"
-        }
-      })
+      .pipe(eachInTurn(_)(args => usage(args)(lab(args))))
+    // The program itself, on the lab's usage and on a command's.
+    eachAtOnce(Seq(Seq("--help"), Seq("diagnose", "--help")))(args =>
+      usage(args)(run(labClasspath, "bulkhead.lab.LabMain", args)))
   }
