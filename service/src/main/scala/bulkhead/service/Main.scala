@@ -2,7 +2,7 @@ package bulkhead.service
 
 import bulkhead.service.config.{EnrichmentSettings, Redaction, ServiceCommandLine, ServiceSettings}
 import bulkhead.service.dispatch.Pools
-import com.typesafe.config.ConfigException
+import com.typesafe.config.{Config, ConfigException}
 import org.apache.pekko.actor.CoordinatedShutdown
 import org.slf4j.LoggerFactory
 import sun.misc.Signal
@@ -14,29 +14,11 @@ import scala.util.control.NonFatal
 /** `./bulkhead serve`: reads the configuration, starts the service, stops it gracefully on SIGTERM or Ctrl-C. */
 object Main:
   def main(args: Array[String]): Unit =
-    // Start errors may quote a URI (Lettuce's, Pekko's): never with its password.
-    def redacted(message: String) = Redaction(message, sys.env.get(EnrichmentSettings.RedisPasswordVariable).toSeq)
-    val config = ServiceCommandLine.parse(args.toSeq) match
+    val (config, settings) = configured(args.toSeq) match
       case Right(c) => c
       case Left(message) =>
-        if message.nonEmpty then System.err.println(s"bulkhead serve: $message")
+        if message.nonEmpty then System.err.println(message)
         sys.exit(2)
-    val settings =
-      try ServiceSettings(config)
-      catch
-        case e: ConfigException =>
-          System.err.println(s"bulkhead serve: bad configuration: ${redacted(e.getMessage)}")
-          sys.exit(2)
-    DescriptorBudget.processLimit().map(DescriptorBudget.check(_, settings)).foreach {
-      case Left(message) =>
-        System.err.println(s"bulkhead serve: $message")
-        sys.exit(2)
-      case Right(()) => ()
-    }
-    HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.foreach { message =>
-      System.err.println(s"bulkhead serve: $message")
-      sys.exit(2)
-    }
     val log = LoggerFactory.getLogger("bulkhead.service")
     val running =
       try Await.result(ServiceApp.start(settings, config), Duration(60, "s"))
@@ -62,3 +44,21 @@ object Main:
       case _ =>
         log.info("bulkhead service stopped")
         sys.exit(0)
+
+  /**
+   * The configuration and settings `args` ask for, on this process's descriptor limit and heap; or the line `main`
+   * prints before it exits 2 (empty when the parser has printed its own), having started nothing.
+   */
+  def configured(args: Seq[String]): Either[String, (Config, ServiceSettings)] =
+    // Errors may quote a URI (Lettuce's, Pekko's): never with its password.
+    def redacted(message: String) = Redaction(message, sys.env.get(EnrichmentSettings.RedisPasswordVariable).toSeq)
+    def refused(message: String) = Left(s"bulkhead serve: $message")
+    ServiceCommandLine.parse(args) match
+      case Left(message) => if message.nonEmpty then refused(message) else Left("")
+      case Right(config) =>
+        try
+          val settings = ServiceSettings(config)
+          DescriptorBudget.processLimit().map(DescriptorBudget.check(_, settings)).collectFirst { case Left(m) => m }
+            .orElse(HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.toOption)
+            .fold(Right(config -> settings))(refused)
+        catch case e: ConfigException => refused(s"bad configuration: ${redacted(e.getMessage)}")

@@ -13,9 +13,10 @@ import scala.util.chaining.*
 
 /**
  * Every bad flag or value of the service, the stub and the lab: a message naming the bad flag, key or value, a non-zero
- * exit, and nothing started. The service, the stub and the peers run as the real programs; the lab's many cases run
- * its `main` in this JVM up to its exit ([[LabMain.run]]: the code it exits with, what it printed, no process left),
- * and a few as the real program, which holds the path from `main` to the process's exit code and output.
+ * exit, and nothing started. The stub and the peers run as the real programs; the lab's and the service's many cases
+ * run their `main` in this JVM up to its exit ([[LabMain.run]], [[bulkhead.service.Main.configured]]: the code it exits
+ * with, what it printed, no process left), and a few as the real program, which holds the path from `main` to the
+ * process's exit code and output.
  */
 @Slow
 class CommandLineSpec extends AnyFlatSpec with Matchers:
@@ -99,8 +100,30 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("--set", "bulkhead.service.metrics.per-request=sometimes") -> "per-request",
     Seq("--config", "/no/such/file.conf") -> "/no/such/file.conf")
 
+  /**
+   * The service's `main` in this JVM up to its refusal: what [[bulkhead.service.Main.configured]] refuses `args` with,
+   * printed as `main` prints it before it exits 2; an accepted configuration is exit 0 here, and nothing is started.
+   */
+  private def service(args: Seq[String]): (Int, String) =
+    val ran = InProcess.run()(bulkhead.service.Main.configured(args) match
+      case Left(message) =>
+        if message.nonEmpty then System.err.println(message)
+        2
+      case Right(_) => 0)
+    withClue(s"serve ${args.mkString(" ")} left running: ")(ran.leftRunning shouldBe empty)
+    (ran.code, ran.output)
+
   "The service" should "refuse every bad flag or value with a message naming it" in {
-    eachAtOnce(serviceBad)((args, named) => refused(launch.serviceClasspath, "bulkhead.service.Main", args, named))
+    eachInTurn(serviceBad)((args, named) => refusal(args, named)(service(args)))
+  }
+
+  it should "refuse a bad flag, a bad value and a bad key as a program too: the message, exit 2" in {
+    eachAtOnce(Seq(Seq("--no-such-flag") -> "--no-such-flag", Seq("--port", "70000") -> "--port",
+      Seq("--set", "bulkhead.service.server.idle-timeout=forever") -> "idle-timeout")) { (args, named) =>
+      val (code, out) = run(launch.serviceClasspath, "bulkhead.service.Main", args)
+      withClue(s"${args.mkString(" ")} -> exit $code: $out")(code shouldBe 2)
+      refusal(args, named)(code -> out)
+    }
   }
 
   private val stubBad: Seq[(Seq[String], String)] = Seq(
