@@ -8,8 +8,6 @@ import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
 import java.nio.file.Files
-import scala.concurrent.duration.*
-import scala.concurrent.{Await, ExecutionContext, Future}
 
 /**
  * Every metric the diagnosis reads, read from the real service's /metrics after a real enrichment call: a name that
@@ -25,25 +23,15 @@ class MetricsReadingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAl
 
   private def readAfterOneCall(mode: String, extra: Seq[String]): MetricsReading =
     val service = stack.service(Seq("--redis-uri", s"redis://127.0.0.1:${redis.port}", "--soap-endpoint",
-      stub.url("/soap"), "--soap-mode", mode) ++ extra, heap = Stack.ServeHeap, name = s"service-$mode")
+      stub.url("/soap"), "--soap-mode", mode) ++ extra, heap = Stack.ServeHeap)
     try
       Stack.get(service.url("/customers/7")).fold(e => fail(s"/customers/7: $e"), identity)
       MetricsReading.parse(Stack.get(service.url("/metrics")).fold(e => fail(s"/metrics: $e"), identity))
     finally service.child.stop()
 
-  /**
-   * One service for the readings of the non-blocking client, the server and the faults suite, one for the blocking
-   * client's; the two started at once at the first reading (a service's start is mostly one thread: on 2 cores they
-   * overlap), each read after its own call.
-   */
-  private lazy val readings: Map[String, Future[MetricsReading]] =
-    given ExecutionContext = ExecutionContext.global
-    Map(
-      "non-blocking" -> Future(readAfterOneCall("non-blocking", Seq("--set",
-        "bulkhead.enrichment.soap.max-connections=4", "--max-connections", "300"))),
-      "blocking" -> Future(readAfterOneCall("blocking", Nil)))
-  private def reading(mode: String): MetricsReading = Await.result(readings(mode), 3.minutes)
-  private def nonBlocking = reading("non-blocking")
+  /** One service for the readings of the non-blocking client, the server and the faults suite. */
+  private lazy val nonBlocking = readAfterOneCall("non-blocking", Seq("--set",
+    "bulkhead.enrichment.soap.max-connections=4", "--max-connections", "300"))
 
   "The service's /metrics" should "give the diagnosis every reading of the non-blocking client and the server" in {
     val m = nonBlocking
@@ -61,7 +49,7 @@ class MetricsReadingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAl
   }
 
   it should "give the blocking client's work queue and its exchanges, the call's time without the queue" in {
-    val m = reading("blocking")
+    val m = readAfterOneCall("blocking", Nil)
     m.pool("work-queue").flatMap(_.completed).get should be >= 1.0
     m.pool("work-queue").flatMap(_.max).get should be > 0.0
     m.soapExchanges.get should be >= 1.0
