@@ -42,12 +42,12 @@ object HeapBudget:
 
   /**
    * Bytes one connection's transport may hold read and not yet taken by the HTTP layer: the selector transport's
-   * read-ahead (its reads are capped by it), or two reads of Pekko's (the one its pull-mode stage pushed into the
-   * read-ahead detacher and the next one it asked for).
+   * read-ahead (its reads are capped by it), or one read of Pekko's (`pekko.io.tcp.direct-buffer-size`, held in the
+   * one-element read-ahead stage Pekko puts after its pull-mode TCP stage, which reads no more until it is taken).
    */
   def readAheadBytes(settings: ServiceSettings): Long = settings.server.transport match
     case SocketTransport.Selector => HttpServer.ReadAheadBytes.toLong
-    case SocketTransport.Pekko => 2L * settings.server.pekkoReadBytes
+    case SocketTransport.Pekko => settings.server.pekkoReadBytes.toLong
 
   /** The bytes of heads in progress `settings` let the server hold at once: the budget, or every head at its limit. */
   def headBytes(settings: ServiceSettings): Long =
