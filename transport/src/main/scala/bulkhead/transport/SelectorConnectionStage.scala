@@ -94,11 +94,14 @@ private[transport] final class SelectorConnectionStage(endpoint: SelectorConnect
     private var isConnected = false
     private var peerClosed = false
     private var unwritten: ByteString = null // taken from upstream, not yet all written
-    // An outgoing connection gathers what its upstream pushes in one go (an HTTP client renders a request's head
-    // and its entity as two elements) and writes it at once: one write, one segment, one read at the peer.
+    // An outgoing connection gathers what its upstream pushes in one go and writes it at once: one write, one
+    // segment, one read and one hand-off at the peer. Pekko HTTP's client renders a request's head, then its
+    // streamed entity through a substream, whose bytes reach this stage a message later: the write waits for two
+    // messages of the stream's own actor (Pekko's TCP stage waits for round trips to its connection actor).
     private val coalesce = endpoint.isInstanceOf[Outgoing]
     private var gathered = ByteString.empty
     private var flushScheduled = false
+    private var gatheringHops = 0
     private var closeWhenWritten = false
     private var outputShut = false
     private var released = false
@@ -123,9 +126,13 @@ private[transport] final class SelectorConnectionStage(endpoint: SelectorConnect
     private val onFailed = getAsyncCallback[Throwable](e => fail(e))
     private val onConnected = getAsyncCallback[Unit](_ => whenConnected())
     // Runs after the elements the upstream has ready now were pushed (a message to this stage's own actor).
-    private val onGathered = getAsyncCallback[Unit] { _ =>
-      flushScheduled = false
-      startWrite()
+    private val onGathered: AsyncCallback[Unit] = getAsyncCallback[Unit] { _ =>
+      gatheringHops += 1
+      if gatheringHops < GatheringHops then onGathered.invoke(())
+      else
+        gatheringHops = 0
+        flushScheduled = false
+        startWrite()
     }
 
     private object io extends IoLoop.Handler:
@@ -403,6 +410,9 @@ object SelectorConnectionStage:
 
   // Bytes an outgoing connection gathers before it stops pulling and writes them.
   private val MaxGathered = 64 * 1024
+
+  // Messages of the stream's own actor an outgoing write waits for its upstream's next elements (see `coalesce`).
+  private val GatheringHops = 2
 
   private val FirstNotRead = 0
   private val FirstRead = 1
