@@ -21,9 +21,9 @@ object SelectorThreadGauges:
       l => if l.alive then 1.0 else 0.0)
     gauge("selector.thread.busy.ratio", "", "Share of the last second the selector thread spent handling sockets " +
       "and tasks rather than waiting for readiness", _.busyRatio)
-    gauge("selector.thread.channels", "channels", "Channels registered with the selector thread (listeners included)",
+    gauge("selector.thread.channels", "", "Channels registered with the selector thread (listeners included)",
       _.registeredChannels.toDouble)
-    gauge("selector.thread.tasks.queued", "tasks", "Tasks handed to the selector thread and not yet run",
+    gauge("selector.thread.tasks.queued", "", "Tasks handed to the selector thread and not yet run",
       _.tasksQueued.toDouble)
     FunctionCounter.builder("selector.thread.busy", loop, _.busySeconds).baseUnit("seconds")
       .description("Time the selector thread spent handling sockets and tasks").tags(tags).register(registry)
