@@ -4,6 +4,7 @@ import bulkhead.service.testkit.HttpProbe.*
 import bulkhead.service.testkit.TestService.*
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{ConnectException, Socket}
 import scala.concurrent.Await
@@ -14,6 +15,7 @@ import scala.concurrent.duration.*
  * several listeners on a port, counting connections) run on both transports: the selector threads it ships with and
  * Pekko's TCP actors (`server.transport = pekko`), so that the fallback cannot rot unseen.
  */
+@Slow
 class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   behavior of "The service"

@@ -9,6 +9,7 @@ import org.apache.pekko.util.ByteString
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.IOException
 import java.net.{ConnectException, InetSocketAddress}
@@ -27,6 +28,7 @@ import scala.sys.process.*
  * everything on it at once; running out of descriptors pauses accepting without a spin or a flood of warnings, and
  * accepting resumes once descriptors are free.
  */
+@Slow
 class IoLoopFaultsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private given system: ActorSystem = ActorSystem("loop-faults", ConfigFactory.parseString(
     """pekko.loglevel = "WARNING"

@@ -9,6 +9,7 @@ import org.apache.pekko.util.ByteString
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.lang.management.ManagementFactory
 import java.net.InetSocketAddress
@@ -21,6 +22,7 @@ import scala.concurrent.{Await, ExecutionContext, Future, Promise}
  * under back-pressure, its bound on what a connection holds, an incoming flow claimed once, its accept pausing while
  * the server's dispatcher is behind, and an outgoing connection's gathered writes.
  */
+@Slow
 class SelectorTransportSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   // A dispatcher of one thread that a case can block, to stand for a server's dispatcher held by blocking work.
   private given system: ActorSystem = ActorSystem("selector-transport", ConfigFactory.parseString(

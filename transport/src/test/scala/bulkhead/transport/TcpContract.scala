@@ -14,6 +14,7 @@ import org.apache.pekko.{Done, NotUsed}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{ConnectException, InetSocketAddress, Socket}
 import java.security.KeyStore
@@ -429,8 +430,10 @@ abstract class TcpContract(transportFor: ActorSystem => TransportUnderTest)
   }
 
 /** The transport contract on bulkhead's selector threads. */
+@Slow
 class SelectorTcpSpec extends TcpContract(system =>
   TransportUnderTest.Selector((what, e) => system.log.error(e, what)))
 
 /** The same contract on Pekko's own TCP transport, the fallback (`server.transport = pekko`). */
+@Slow
 class PekkoTcpSpec extends TcpContract(_ => TransportUnderTest.Pekko)

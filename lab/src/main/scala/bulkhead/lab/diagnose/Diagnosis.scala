@@ -155,7 +155,7 @@ private final class DiagnosisOf(r: RunRecord):
 
   private def order(m: Measured): Int = m.resource.ordinal
 
-  private def capOf(m: Measured): Cap = m.resource match
+  private def capOf(m: Measured): Cap = (m.resource match
     case Resource.Cpu =>
       Cap(Resource.Cpu, "", m.cap, f"${m.detail}; ${m.size}%.0f cores / ${m.size / m.cap * 1e6}%.0f us of machine " +
         f"CPU per answer = ${m.cap}%.1f req/s")
@@ -163,6 +163,7 @@ private final class DiagnosisOf(r: RunRecord):
       val size = if m.nodes == 1 then f"${m.size}%.0f" else f"${m.nodes} x ${m.sizePerNode}%.0f ${unitOf(m)}"
       Cap(m.resource, m.subject, m.cap, f"${m.detail}; hold ${fmt(m.hold)} s (Little's law); $size / " +
         f"${fmt(m.hold)} s = ${m.cap}%.1f req/s" + declared(m))
+  ).copy(size = Some(m.size), occupancy = Some(m.occupancy), hold = Some(m.hold))
 
   private def unitOf(m: Measured): String = readerOf(m).map(_.unit).getOrElse("connections")
 
@@ -269,7 +270,21 @@ private final class DiagnosisOf(r: RunRecord):
 
   private def fixedSize(m: Measured): Int = ResourceReader.inFlight(m, view)
 
-  private def fixFor(m: Measured): Option[Fix] = readerOf(m).flatMap(_.fix(m, view))
+  private def fixFor(m: Measured): Option[Fix] = readerOf(m).flatMap(_.fix(m, view)).map(settled(_, m))
+
+  /**
+   * A fix with what to set and to what: the flag or key the lab applies it with (`--blocking-pool-size 16`, `--set
+   * key=16`), else what its reader named; for a fix that sizes something, the size that holds every client.
+   */
+  private def settled(f: Fix, m: Measured): Fix =
+    val applied = Fix.options(f.flags).headOption.collect {
+      case Seq("--set", kv) => (kv.takeWhile(_ != '='), kv.dropWhile(_ != '=').drop(1).toDoubleOption)
+      case Seq(flag, value) => (flag, value.toDoubleOption)
+    }
+    val sized = Set(FixKind.PoolSize, FixKind.ConnectionPoolSize, FixKind.LimitSize, FixKind.MaxConnections,
+      FixKind.MoveOffEventLoop)
+    f.copy(setting = f.setting.orElse(applied.map(_._1)),
+      value = f.value.orElse(applied.flatMap(_._2)).orElse(Option.when(sized(f.kind))(fixedSize(m).toDouble)))
 
   /** The failed share and what the answers and the log say, when material: a verdict's errors, or a symptom's. */
   private val failures: Option[String] =

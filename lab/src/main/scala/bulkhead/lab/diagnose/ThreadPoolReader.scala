@@ -109,7 +109,7 @@ object ThreadPoolReader extends ResourceReader:
       // The threads the server lends to other roles (Jetty's acceptor and selector) come out of the same maximum.
       val lent = PoolSize.infer(run.window.map(_.pools)).find(_.pool == m.subject).fold(0)(p => p.size - p.workers)
       Some(Fix(Nil, s"${setting(m.subject)} >= ${n + lent} ($why${if lent > 0 then s", plus $lent it lends to " +
-        "acceptors and selectors" else ""})"))
+        "acceptors and selectors" else ""})", setting = Some(setting(m.subject)), value = Some(n + lent)))
 
   /** The setting that sizes a pool of a server the lab did not write, by the pool's name. */
   private def setting(pool: String): String =

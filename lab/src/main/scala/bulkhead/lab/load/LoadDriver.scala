@@ -4,6 +4,7 @@ import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.scenario.Load
 
 import java.nio.file.Path
+import scala.concurrent.duration.FiniteDuration
 
 /**
  * Drives load at one URL on loopback and reports [[LoadFigures]]: wrk's closed loop, the JMeter ramp, the lab's own
@@ -28,6 +29,20 @@ object LoadDriver:
     case w: Load.Wrk => WrkDriver(w.threads.min(w.connections), w.connections, w.duration, w.timeout, w.closeEach)
     case r: Load.Ramp => RampLoadDriver(r)
     case o: Load.Open => VegetaDriver(o.rate.getOrElse(throw IllegalArgumentException(NoRate)), o.duration, o.timeout)
+
+  /** How to get wrk, said when there is none. */
+  val WrkHowToGet = "wrk is not on the PATH (apt-get install wrk, brew install wrk)"
+
+  /**
+   * A closed loop of `connections` clients on a JVM the user runs: wrk where it is on the PATH, else the lab's own
+   * users ([[UsersDriver]]), said in one line; nothing is installed.
+   */
+  def closedLoop(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration,
+      say: String => Unit): LoadDriver =
+    if OnPath.find("wrk").isDefined then WrkDriver(threads.min(connections), connections, duration, timeout)
+    else
+      say(s"$WrkHowToGet: the lab's own closed-loop users load instead")
+      UsersDriver(connections, duration, timeout)
 
   /** An open scenario without `load.rate` runs under `lab capacity` only, which finds the rate. */
   val NoRate = "an open loop without load.rate runs under lab capacity only (which steps the rate up to a top it " +

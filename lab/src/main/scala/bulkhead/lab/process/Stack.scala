@@ -16,6 +16,12 @@ final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: S
     peers: Map[Target.JvmPeer, String] = Map.empty)
 
 object Launch:
+  /**
+   * A clone's build, where the lab can start bulkhead's service, its stub and the peers (the stub's classes are on the
+   * classpath); false in bulkhead-lab.jar, which ships the tool alone.
+   */
+  def inRepository: Boolean = getClass.getClassLoader.getResource("bulkhead/stub/Latency.class") != null
+
   def fromSystem(): Launch =
     def prop(k: String) = Option(System.getProperty(k)).filter(_.nonEmpty)
       .getOrElse(throw IllegalStateException(s"system property $k is not set: run the lab through ./bulkhead"))

@@ -1,5 +1,6 @@
 package bulkhead.lab.run
 
+import bulkhead.lab.diagnose.VerdictJson
 import bulkhead.lab.load.{LoadDriver, WarmUp}
 import bulkhead.lab.model.{MetricsReading, Target}
 import bulkhead.lab.process.{ClusterNode, Dependencies, Launch, Served, ServiceCluster, Stack}
@@ -225,6 +226,7 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val record = Measurement.record(info, driver, outcomes, others.map(_.address), before,
       ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)))
     RecordJson.write(record, dir)
+    VerdictJson.write(VerdictJson.of(record), dir)
     record
 
 object ScenarioRunner:

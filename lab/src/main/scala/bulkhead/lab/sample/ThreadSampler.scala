@@ -11,9 +11,11 @@ import scala.concurrent.duration.*
  * JVM when it can (see [[Attach]]); else by running jcmd.
  */
 object ThreadSampler:
+  /** The jcmd beside the java the launcher chose, else beside this JVM's, else the one on the PATH. */
   def jcmd: String =
-    sys.props.get("bulkhead.java").map(j => java.nio.file.Path.of(j).resolveSibling("jcmd").toString)
-      .filter(p => java.nio.file.Files.isExecutable(java.nio.file.Path.of(p))).getOrElse("jcmd")
+    (sys.props.get("bulkhead.java").toSeq :+ s"${System.getProperty("java.home")}/bin/java")
+      .map(j => java.nio.file.Path.of(j).resolveSibling("jcmd"))
+      .find(java.nio.file.Files.isExecutable).fold("jcmd")(_.toString)
 
   def dump(pid: Long): Either[String, String] =
     Attach.jcmd(pid, "Thread.print -l").orElse(Children.runToCompletion(Seq(jcmd, pid.toString, "Thread.print", "-l"), 30.seconds)

@@ -5,6 +5,7 @@ import bulkhead.lab.process.Children
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import scala.concurrent.duration.*
 import scala.util.chaining.*
@@ -13,6 +14,7 @@ import scala.util.chaining.*
  * Every bad flag or value of the service, the stub and the lab, run as the real programs: a message naming the bad
  * flag, key or value, a non-zero exit, and nothing started.
  */
+@Slow
 class CommandLineSpec extends AnyFlatSpec with Matchers:
   private val launch = Fixtures.launch
   private val labClasspath =
@@ -126,17 +128,22 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("report", "/no/such/run") -> "/no/such/run",
     Seq("accuracy", "--bogus") -> "--bogus",
     Seq("run", "/no/such/scenario.conf") -> "/no/such/scenario.conf",
-    Seq("threads", "abc") -> "abc",
-    Seq("threads", "1", "--every", "soon") -> "soon",
-    Seq("threads", "1", "--count", "0") -> "--count",
-    Seq("threads") -> "PID or --jmx HOST:PORT",
+    Seq("threads", "--pid", "abc") -> "abc",
+    Seq("threads", "--pid", "1", "--every", "soon") -> "soon",
+    Seq("threads", "--pid", "1", "--count", "0") -> "--count",
+    Seq("threads") -> "--pid PID or --jmx HOST:PORT",
     Seq("threads", "--jmx", "db:seven") -> "'db:seven' is not HOST:PORT",
-    Seq("threads", "1", "--jmx-credentials", "/tmp/c") -> "--jmx-credentials goes with --jmx",
+    Seq("threads", "--pid", "1", "--jmx-credentials", "/tmp/c") -> "--jmx-credentials goes with --jmx",
+    Seq("threads", "--pid", "999999999") -> "no process 999999999",
+    Seq("diagnose", "--pid", "1", "--no-load", "--every", "0s") -> "--every must be a duration",
+    Seq("bench", "hello", "--duration", "forever") -> "--duration must be a duration like 20s",
+    Seq("capacity", "--jmx", "127.0.0.1:9010") -> "--pid or --jmx needs --url",
+    Seq("capacity", "--pid", "1", "--jmx", "127.0.0.1:9010", "--url", "http://127.0.0.1:1/") -> "one of them",
     Seq("diagnose", "--pid", "1", "--jmx", "127.0.0.1:9010", "--no-load") -> "--pid PID or --jmx HOST:PORT",
     Seq("diagnose", "--jmx", "127.0.0.1:9010", "--url", "http://10.0.0.1/") -> "10.0.0.1",
     Seq("diagnose", "--jmx", "127.0.0.1:9010", "--no-load", "--jmx-credentials", "/no/such/credentials") ->
       "/no/such/credentials",
-    Seq("gate", "/tmp") -> "--baseline",
+    Seq("gate") -> "NEW_DIR",
     Seq("gate", "--baseline", "/no/such/baseline", "/tmp") -> "/no/such/baseline",
     Seq("gate", "--baseline", "/tmp", "/tmp", "--noise-floor", "200") -> "--noise-floor",
     Seq("analyze", "/no/such/dump.txt") -> "/no/such/dump.txt",
@@ -152,8 +159,8 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("bench", "hello", "/tmp") -> "bench hello takes no directory",
     Seq("bench", "hello", "--set", "fast-path") -> "--set needs key=value, was 'fast-path'",
     Seq("cluster-faults", "--nodes", "9") -> "--nodes must be 2..5, was 9",
-    Seq("capacity") -> "give scenario files, or --pid and --url",
-    Seq("capacity", "--pid", "1") -> "--pid needs --url",
+    Seq("capacity") -> "give scenario files, or --pid (or --jmx) and --url",
+    Seq("capacity", "--pid", "1") -> "--pid or --jmx needs --url",
     Seq("capacity", "--pid", "1", "--url", "http://10.0.0.1/") -> "10.0.0.1",
     Seq("capacity", "--steps", "0", "x.conf") -> "--steps must be 1..50, was 0",
     Seq("capacity", "--max-rate", "-3", "x.conf") -> "--max-rate must be above 0",
@@ -166,19 +173,21 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     eachAtOnce(labBad)((args, named) => refused(labClasspath, "bulkhead.lab.LabMain", args, named))
   }
 
-  it should "answer --version with the pom's version and exit 0" in {
-    val pomVersion = "<version>([^<]+)</version>".r.findFirstMatchIn(
-      java.nio.file.Files.readString(java.nio.file.Path.of("../pom.xml"))).get.group(1)
+  it should "answer --version with the release the parent pom declares, no SNAPSHOT, and exit 0" in {
+    val pom = java.nio.file.Files.readString(java.nio.file.Path.of("../pom.xml"))
+    val release = "<bulkhead.release>([^<]+)</bulkhead.release>".r.findFirstMatchIn(pom).get.group(1)
+    val version = "<version>([^<]+)</version>".r.findFirstMatchIn(pom).get.group(1)
+    version should (equal(release) or equal(s"$release-SNAPSHOT"))
     for args <- Seq(Seq("--version"), Seq("version")) do
       val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
       withClue(s"${args.mkString(" ")} -> exit $code: $out") {
         code shouldBe 0
-        out should include(s"bulkhead lab $pomVersion")
+        out.trim shouldBe s"bulkhead lab $release"
       }
   }
 
   it should "answer --help on every command with its usage and exit 0, starting nothing" in {
-    (bulkhead.lab.LabMain.Commands.map(_.name).map(c => Seq(c, "--help")) ++
+    (bulkhead.lab.LabMain.commands.map(_.name).map(c => Seq(c, "--help")) ++
       Seq(Seq("bench", "report", "--help"), Seq("bench", "hello", "-h"), Seq("--help")))
       .pipe(eachAtOnce(_) { args =>
         val (code, out) = run(labClasspath, "bulkhead.lab.LabMain", args)
