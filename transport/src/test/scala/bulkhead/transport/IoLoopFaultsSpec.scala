@@ -41,6 +41,9 @@ class IoLoopFaultsSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   system.eventStream.subscribe(system.actorOf(Props(new Actor:
     def receive = { case w: Logging.Warning => warnings.add(w.message.toString) })), classOf[Logging.Warning])
 
+  // Its actor system exists from construction: stopped even when the quick tier runs none of its cases.
+  override val invokeBeforeAllAndAfterAllEvenIfNoTestsAreExpected = true
+
   override def afterAll(): Unit = Await.ready(system.terminate(), 10.seconds)
 
   /** One loop (every connection on the same thread) for a case, with what it reported. */

@@ -33,6 +33,9 @@ class SelectorTransportSpec extends AnyFlatSpec with Matchers with BeforeAndAfte
   private val loops = IoLoops("selector-transport-io", 2, 64 * 1024, (what, e) => system.log.error(e, what),
     (thread, e) => system.log.error(e, s"$thread died"))
 
+  // Its actor system exists from construction: stopped even when the quick tier runs none of its cases.
+  override val invokeBeforeAllAndAfterAllEvenIfNoTestsAreExpected = true
+
   override def afterAll(): Unit =
     loops.shutdown()
     Await.ready(system.terminate(), 10.seconds)

@@ -40,6 +40,9 @@ abstract class TcpContract(transportFor: ActorSystem => TransportUnderTest)
   protected val transport: TransportUnderTest = transportFor(system)
   private val data = ByteString(1, 2, 3, 4, 5)
 
+  // Its actor system exists from construction: stopped even when the quick tier runs none of its cases.
+  override val invokeBeforeAllAndAfterAllEvenIfNoTestsAreExpected = true
+
   override def afterAll(): Unit =
     transport.shutdown()
     Await.ready(system.terminate(), 10.seconds)
