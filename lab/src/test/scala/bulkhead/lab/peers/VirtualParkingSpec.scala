@@ -15,9 +15,9 @@ import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /**
- * The hazard of issue 39, as a test: the zoo's virtual-parking app on this JDK (JDK 25.0.3, whose JSON thread dump can
- * crash a JVM while virtual threads mount and unmount) with 2,000 virtual threads parking and unparking beside 100
- * clients' requests (virtual threads asleep 4 x 50 ms), sampled by `lab diagnose --pid` every second. By default the
+ * The crash hazard of the JSON thread dump, as a test: the zoo's virtual-parking app on this JDK (JDK 25.0.3, whose
+ * JSON thread dump can crash a JVM while virtual threads mount and unmount) with 2,000 virtual threads parking and
+ * unparking beside 100 clients' requests (virtual threads asleep 4 x 50 ms), sampled by `lab diagnose --pid` every second. By default the
  * lab never takes the JSON dump there: the JVM survives, and the verdict still reads its virtual threads, from JFR.
  * With --allow-risky-dumps it takes it: asserted without depending on whether the JVM then crashes (it may or may not
  * in a few seconds; docs/sampling.md has the recorded runs).
