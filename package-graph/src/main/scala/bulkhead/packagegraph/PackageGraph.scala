@@ -17,6 +17,22 @@ final case class PackageGraph(edges: Map[String, Set[String]]):
   def describe: String =
     edges.toSeq.sortBy(_._1).map((p, qs) => s"$p -> ${qs.toSeq.sorted.mkString(", ")}").mkString("\n")
 
+  /**
+   * Every edge that does not point to a lower layer, as `from -> to`: `layers` lists packages top first, and a package
+   * may depend only on packages of the layers below its own (not on its own layer's, nor above). A package no layer
+   * holds is [[unlayered]], not judged here.
+   */
+  def upward(layers: Seq[Seq[String]]): Seq[String] =
+    val rank = layers.zipWithIndex.flatMap((ps, i) => ps.map(_ -> i)).toMap
+    for
+      (from, tos) <- edges.toSeq.sortBy(_._1)
+      to <- tos.toSeq.sorted
+      if rank.contains(from) && rank.contains(to) && rank(to) <= rank(from)
+    yield s"$from -> $to"
+
+  /** The packages of the graph that no layer holds: a new package needs its layer before its first file. */
+  def unlayered(layers: Seq[Seq[String]]): Set[String] = packages -- layers.flatten
+
   /** Every group of two or more packages that reach each other (Tarjan's strongly connected components). */
   def cycles: Seq[Set[String]] =
     var index = 0

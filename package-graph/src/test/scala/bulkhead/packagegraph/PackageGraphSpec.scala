@@ -16,6 +16,22 @@ class PackageGraphSpec extends AnyFlatSpec with Matchers:
     graph.cycles shouldBe Seq(Set(pkg("a"), pkg("b"), pkg("b.internal")))
   }
 
+  it should "name each edge that points to its own layer or above, and each package no layer holds" in {
+    val graph = PackageGraph.of(Seq(
+      "package bulkhead.lab.cli\n\nimport bulkhead.lab.run.Run\nimport bulkhead.lab.model.M",
+      "package bulkhead.lab.run\n\nimport bulkhead.lab.model.M\nimport bulkhead.lab.report.R",
+      "package bulkhead.lab.report\n\nimport bulkhead.lab.model.M",
+      "package bulkhead.lab.model\n\nobject M",
+      "package bulkhead.lab.extra\n\nimport bulkhead.lab.model.M"), "bulkhead.lab")
+    val layers = Seq(Seq("cli"), Seq("run", "report"), Seq("model")).map(_.map(p => s"bulkhead.lab.$p"))
+    graph.upward(layers) shouldBe Seq("bulkhead.lab.run -> bulkhead.lab.report")
+    graph.unlayered(layers) shouldBe Set("bulkhead.lab.extra")
+    val fixed = PackageGraph(graph.edges.updated("bulkhead.lab.run", Set("bulkhead.lab.model")))
+    fixed.upward(layers) shouldBe Nil
+    PackageGraph(fixed.edges.updated("bulkhead.lab.model", Set("bulkhead.lab.cli"))).upward(layers) shouldBe
+      Seq("bulkhead.lab.model -> bulkhead.lab.cli")
+  }
+
   it should "not count names inside comments or strings as dependencies" in {
     val graph = PackageGraph.of(Seq(
       "package bulkhead.service.a\n\n// uses bulkhead.service.b.B\n/** see [[bulkhead.service.b.B]] */\nclass A",

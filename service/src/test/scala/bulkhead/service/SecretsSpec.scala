@@ -5,6 +5,7 @@ import bulkhead.service.testkit.TestStub.{endpoint, withStub}
 import bulkhead.service.testkit.{RedisProcess, ServiceProcess}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.{Files, Path}
 
@@ -14,6 +15,7 @@ import java.nio.file.{Files, Path}
  * and the password appears neither in its output nor in /metrics, also when it is wrong. Over TLS it verifies Redis'
  * certificate. /metrics can move to a listener of its own.
  */
+@Slow
 class SecretsSpec extends AnyFlatSpec with Matchers:
   private val password = "pw-Zq7-never-logged"
   private val tier = "tier-only-in-redis"

@@ -4,11 +4,13 @@ import bulkhead.service.testkit.HttpProbe.*
 import bulkhead.service.testkit.TestService.*
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{ConnectException, Socket}
 import scala.concurrent.Await
 import scala.concurrent.duration.*
 
+@Slow
 class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   "The service" should "answer /hello and /health over a real socket" in withService() { s =>

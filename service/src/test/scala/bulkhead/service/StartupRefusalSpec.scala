@@ -3,6 +3,7 @@ package bulkhead.service
 import bulkhead.service.testkit.ServiceProcess
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 
@@ -10,6 +11,7 @@ import java.nio.file.Files
  * `bulkhead.service.Main` started for real on a heap or a descriptor limit short of what its settings need: it exits 2
  * at once with one line naming the figures and the settings to lower, never a stack trace; within them it starts.
  */
+@Slow
 class StartupRefusalSpec extends AnyFlatSpec with Matchers:
   private val dir = Files.createTempDirectory("bulkhead-refusal")
   // Nothing past the checks is reached in a refusal; a start that passes them needs no reachable Redis.

@@ -3,6 +3,7 @@ package bulkhead.stub
 import com.typesafe.config.{Config, ConfigException, ConfigFactory}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.InputStream
 import java.net.{InetSocketAddress, Socket}
@@ -12,6 +13,7 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
 /** The stub's listener over real sockets: a storm of connects opened at once, every one answered. */
+@Slow
 class HttpListenerSpec extends AnyFlatSpec with Matchers:
 
   private def config(overrides: (String, Any)*): Config =

@@ -3,6 +3,7 @@ package bulkhead.stub
 import com.typesafe.config.{Config, ConfigException, ConfigFactory}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
@@ -11,6 +12,7 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
 /** The stub over real sockets: where its admin endpoint listens, and how held answers follow a change of state. */
+@Slow
 class StubAdminSpec extends AnyFlatSpec with Matchers:
   private val http = HttpClient.newHttpClient()
 

@@ -1,6 +1,6 @@
 package bulkhead.lab.capacity
 
-import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.diagnose.{CapacityCurve, Diagnosis, StepFigures}
 import bulkhead.lab.record.RunRecord
 
 import java.nio.file.Path

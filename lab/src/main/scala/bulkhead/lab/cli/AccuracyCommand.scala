@@ -1,7 +1,7 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{AccuracyReport, Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.{AccuracyReport, SuiteReport}
 import bulkhead.lab.run.SuiteRun
 import bulkhead.lab.scenario.Scenario
 import scopt.OParser
@@ -29,8 +29,7 @@ object AccuracyCommand extends LabCommand:
         .text("cases (default lab/scenarios/diagnosis and lab/scenarios/zoo)")
         .action((p, o) => o.copy(paths = o.paths :+ p)),
       opt[Unit]("no-verify").text("skip the re-runs with each verdict's fix").action((_, o) => o.copy(verify = false)),
-      opt[String]("out").valueName("<dir>").text("where to write (default results/<date>-accuracy)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "accuracy")((o, d) => o.copy(out = Some(d))),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>

@@ -1,9 +1,9 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.bench.{BenchRounds, BenchSuite}
-import bulkhead.lab.process.Launch
+import bulkhead.lab.process.{Environment, Launch}
 import bulkhead.lab.record.{CpuPerRequest, RecordJson}
-import bulkhead.lab.report.{BenchReport, BenchRow, Environment, ProfileStages}
+import bulkhead.lab.report.{BenchReport, BenchRow, ProfileStages}
 import bulkhead.lab.sample.AsyncProfiler
 import bulkhead.lab.run.ScenarioRunner
 import scopt.OParser
@@ -37,14 +37,10 @@ object BenchCommand extends LabCommand:
         .action((s, o) => o.copy(suite = s)),
       arg[String]("<dir>").optional().text("with report: a directory written by bench")
         .action((d, o) => o.copy(reportOf = Some(Path.of(d)))),
-      opt[Int]("duration").valueName("<seconds>")
-        .text("measured seconds per case (default the case's: 30 as the seeds' wrk -d 30s; connections 60 as seed 001)")
-        .validate(d => if d >= 1 && d <= 3600 then success else failure(s"--duration must be 1..3600, was $d"))
-        .action((d, o) => o.copy(duration = Some(d.seconds))),
-      opt[Int]("warmup").valueName("<seconds>")
-        .text("warm-up seconds per case (JIT), not measured (default 30; up to twice that while the JIT compiles)")
-        .validate(d => if d >= 0 && d <= 600 then success else failure(s"--warmup must be 0..600, was $d"))
-        .action((d, o) => o.copy(warmup = Some(d.seconds))),
+      CommonFlags.duration(b, "measured time of each case", "the case's: 30s as the seeds' wrk -d 30s; " +
+        "connections 60s as seed 001")((o, d) => o.copy(duration = Some(d))),
+      CommonFlags.durationFlag(b, "warmup", "warm-up of each case (JIT), not measured; up to twice that while the JIT " +
+        "compiles", "30s", zero = true)((o, d) => o.copy(warmup = Some(d))),
       opt[Int]("rounds").text("rounds, cases interleaved in each (default 3); medians are reported")
         .validate(r => if r >= 1 && r <= 20 then success else failure(s"--rounds must be 1..20, was $r"))
         .action((r, o) => o.copy(rounds = r)),
@@ -55,17 +51,13 @@ object BenchCommand extends LabCommand:
         .text("a service setting for every bulkhead run, as serve's --set (a candidate measured against a run without)")
         .validate(kv => if kv.contains('=') then success else failure(s"--set needs key=value, was '$kv'"))
         .action((kv, o) => o.copy(settings = o.settings :+ kv)),
-      opt[Int]("connections").valueName("<n>").text("every case at this many connections (e.g. bench ab at 1000)")
-        .validate(c => if c >= 1 && c <= 100_000 then success else failure(s"--connections must be 1..100000, was $c"))
-        .action((c, o) => o.copy(connections = Some(c))),
-      opt[Int]("threads").valueName("<n>").text("wrk threads of every wrk case (e.g. 6 as seed 001's -t6)")
-        .validate(t => if t >= 1 && t <= 64 then success else failure(s"--threads must be 1..64, was $t"))
-        .action((t, o) => o.copy(threads = Some(t))),
+      CommonFlags.connections(b, "every case at this many connections (e.g. bench ab at 1000)", "the case's")(
+        (o, n) => o.copy(connections = Some(n))),
+      CommonFlags.threads(b, "the case's (e.g. 6 as seed 001's -t6)")((o, n) => o.copy(threads = Some(n))),
       opt[Unit]("profile").text("async-profiler on each JVM server through its measured runs: flame.html and " +
           "collapsed.txt beside each result.json (the profiler's samples cost CPU: quote CPU figures from a run without it)")
         .action((_, o) => o.copy(profile = true)),
-      opt[String]("out").valueName("<dir>").text("where to write results (default results/<date>-bench-<suite>)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "bench-<suite>")((o, d) => o.copy(out = Some(d))),
       help("help").text("print this help"),
       checkConfig(o =>
         if o.suite == "report" && o.reportOf.isEmpty then failure("bench report needs the directory to render")

@@ -1,8 +1,8 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.faults.{ClusterFaultRun, ClusterFaultSettings, NodeFault, ServiceDefaults}
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.SuiteReport
 import bulkhead.lab.record.RunRecord
 import scopt.OParser
 
@@ -36,8 +36,7 @@ object ClusterFaultsCommand extends LabCommand:
           case Some(bad) => failure(s"unknown fault '$bad' in --only; faults: $names")
           case None => success)
         .action((fs, o) => o.copy(only = fs.map(_.trim).flatMap(NodeFault.named).distinct)),
-      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-cluster-faults)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "cluster-faults")((o, d) => o.copy(out = Some(d))),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>

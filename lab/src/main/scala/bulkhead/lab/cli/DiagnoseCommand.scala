@@ -2,16 +2,12 @@ package bulkhead.lab.cli
 
 import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.load.WrkDriver
-import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
-import bulkhead.lab.record.{RecordJson, RunInfo, RunRecord}
+import bulkhead.lab.record.{RecordJson, RunRecord}
 import bulkhead.lab.report.ThreadTable
-import bulkhead.lab.run.Measurement
-import bulkhead.lab.sample.{JmxAddress, JmxConnection, JmxCredentials, JmxSampler, ProcessSampler, ServiceSampler}
-import bulkhead.lab.process.Stack
+import bulkhead.lab.run.ProcessRun
 import scopt.OParser
 
-import java.nio.file.{Files, Path}
-import java.time.Instant
+import java.nio.file.Path
 import scala.concurrent.duration.*
 
 /**
@@ -24,12 +20,13 @@ object DiagnoseCommand extends LabCommand:
   val name = "diagnose"
   val summary = "load any JVM's URL with wrk while sampling its threads; name what caps it (or --no-load: observe)"
 
-  final case class Options(pid: Long = -1, url: String = "", connections: Int = 50, threads: Int = 2,
-      duration: FiniteDuration = 20.seconds, every: FiniteDuration = 1.second, noLoad: Boolean = false,
-      rateMetric: Option[String] = None, out: Option[Path] = None, jmx: Option[JmxAddress] = None,
-      jmxCredentials: Option[Path] = None)
+  final case class Options(jvm: JvmFlags = JvmFlags(), url: String = "",
+      connections: Int = CommonFlags.DefaultConnections, threads: Int = CommonFlags.DefaultThreads,
+      duration: FiniteDuration = CommonFlags.DefaultDuration, every: FiniteDuration = CommonFlags.DefaultEvery,
+      noLoad: Boolean = false, rateMetric: Option[String] = None, out: Option[Path] = None)
 
-  private def seconds(v: String): Option[FiniteDuration] = CommonFlags.duration(v)
+  /** A request without an answer by then is counted as a timeout. */
+  val RequestTimeout: FiniteDuration = 10.seconds
 
   private val parser =
     val b = OParser.builder[Options]
@@ -37,51 +34,32 @@ object DiagnoseCommand extends LabCommand:
     OParser.sequence(
       programName("bulkhead lab diagnose"),
       head(summary),
-      opt[Long]("pid").valueName("<pid>").text("the JVM to sample, on this host (attach API, as jcmd)")
-        .validate(p => if p > 0 then success else failure(s"--pid must be a process id, was $p"))
-        .action((p, o) => o.copy(pid = p)),
-      CommonFlags.jmx(b)((o, a) => o.copy(jmx = Some(a)), (o, f) => o.copy(jmxCredentials = Some(f))),
-      opt[String]("url").valueName("<url>").text("what wrk loads (127.0.0.1 only); not with --no-load")
-        .validate(u => if u.startsWith("http://127.") || u.startsWith("http://localhost") then success
-          else failure(s"--url must be on loopback (http://127.0.0.1:...), was '$u'"))
-        .action((u, o) => o.copy(url = u)),
-      opt[Int]("connections").valueName("<n>").text("wrk connections (clients), default 50")
-        .validate(n => if n >= 1 && n <= 20000 then success else failure(s"--connections must be 1..20000, was $n"))
-        .action((n, o) => o.copy(connections = n)),
-      opt[Int]("threads").valueName("<n>").text("wrk threads, default 2")
-        .validate(n => if n >= 1 && n <= 64 then success else failure(s"--threads must be 1..64, was $n"))
-        .action((n, o) => o.copy(threads = n)),
-      opt[String]("duration").valueName("<20s>").text("how long to load (or observe), default 20s")
-        .validate(v => if seconds(v).isDefined then success else failure(s"--duration must be like 20s or 2m, was '$v'"))
-        .action((v, o) => o.copy(duration = seconds(v).get)),
-      opt[String]("every").valueName("<1s>").text("time between thread samples, default 1s")
-        .validate(v => if seconds(v).isDefined then success else failure(s"--every must be like 1s or 500ms, was '$v'"))
-        .action((v, o) => o.copy(every = seconds(v).get)),
+      CommonFlags.jvm(b)(_.jvm, (o, j) => o.copy(jvm = j)),
+      CommonFlags.url(b, "what wrk loads; not with --no-load")((o, u) => o.copy(url = u)),
+      CommonFlags.connections(b, "wrk's connections (clients)")((o, n) => o.copy(connections = n)),
+      CommonFlags.threads(b)((o, n) => o.copy(threads = n)),
+      CommonFlags.duration(b, "how long to load (or observe)")((o, d) => o.copy(duration = d)),
+      CommonFlags.every(b)((o, d) => o.copy(every = d)),
       opt[Unit]("no-load").text("observe under the service's own traffic; no wrk").action((_, o) => o.copy(noLoad = true)),
       opt[String]("rate-metric").valueName("<url>#<counter>")
         .text("with --no-load: a Prometheus counter of answered requests, e.g. http://127.0.0.1:9090/metrics#http_requests_total")
         .validate(v => if v.contains('#') then success else failure(s"--rate-metric must be URL#counter, was '$v'"))
         .action((v, o) => o.copy(rateMetric = Some(v))),
-      opt[String]("out").valueName("<dir>").text("where to write result.json (default results/<date>-diagnose-<pid>)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "diagnose-<pid>")((o, d) => o.copy(out = Some(d))),
       checkConfig(o =>
-        if o.pid > 0 == o.jmx.isDefined then failure("give the JVM to sample: --pid PID or --jmx HOST:PORT (one of them)")
-        else if o.jmxCredentials.isDefined && o.jmx.isEmpty then failure("--jmx-credentials goes with --jmx")
-        else if !o.noLoad && o.url.isEmpty then failure("--url is required (or --no-load to observe without load)")
-        else if o.noLoad && o.url.nonEmpty then failure("--url and --no-load exclude each other")
-        else success),
+        o.jvm.problem.map(failure).getOrElse(
+          if !o.noLoad && o.url.isEmpty then failure("--url is required (or --no-load to observe without load)")
+          else if o.noLoad && o.url.nonEmpty then failure("--url and --no-load exclude each other")
+          else success)),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
-    val refused =
-      if o.jmx.isEmpty && !Files.isDirectory(Path.of(s"/proc/${o.pid}")) then Some(s"no process ${o.pid}")
-      else o.jmxCredentials.flatMap(f => JmxCredentials.read(f).left.toOption)
-    refused match
+    o.jvm.jvm.refused match
       case Some(err) =>
         System.err.println(s"bulkhead lab diagnose: $err")
         2
       case None =>
-        val dir = o.out.getOrElse(Paths.results(s"diagnose-${Sampled.key(o)}"))
+        val dir = o.out.getOrElse(Paths.results(s"diagnose-${o.jvm.jvm.key}"))
         run(o, dir, println) match
           case Left(err) =>
             System.err.println(s"bulkhead lab diagnose: $err")
@@ -93,81 +71,12 @@ object DiagnoseCommand extends LabCommand:
             0
   }
 
-  /**
-   * The JVM sampled: by pid on this host, or over JMX (then its JDK and cores are its own, read through the
-   * connection). `label` names it in the run (`pid 4242`, `jmx 127.0.0.1:9010`).
-   */
-  private final case class Sampled(sampler: ProcessSampler, label: String, jdk: String, cores: Int,
-      close: () => Unit = () => ())
-
-  private object Sampled:
-    /** `4242`, or `jmx-127.0.0.1-9010`: what names its results directory. */
-    def key(o: Options): String = o.jmx.fold(o.pid.toString)(a => s"jmx-${a.host}-${a.port}".replaceAll("[^A-Za-z0-9.-]", "-"))
-    /** The run's name: `pid-4242`, or `jmx-127.0.0.1-9010`. */
-    def name(o: Options): String = if o.jmx.isDefined then key(o) else s"pid-${o.pid}"
-
-    def open(o: Options): Either[String, Sampled] = o.jmx match
-      case None => Right(Sampled(ServiceSampler(o.pid, None), s"pid ${o.pid}",
-        sys.env.getOrElse("BULKHEAD_JDK", Runtime.version().toString), Runtime.getRuntime.availableProcessors()))
-      case Some(address) =>
-        for
-          credentials <- o.jmxCredentials.fold(Right(None))(f => JmxCredentials.read(f).map(Some(_)))
-          connection <- JmxConnection.open(address, credentials)
-        yield
-          val sampler = JmxSampler(connection)
-          Sampled(sampler, s"jmx $address", connection.jdk,
-            sampler.cores.getOrElse(Runtime.getRuntime.availableProcessors()), () => connection.close())
-
-  /** Loads (or observes) and samples the process; the run, written as `result.json` into `dir`. */
+  /** Loads (or observes) and samples the JVM; the run, written as `result.json` into `dir`. */
   def run(o: Options, dir: Path, say: String => Unit): Either[String, RunRecord] =
-    Sampled.open(o).flatMap(s => try measure(o, s, dir, say) finally s.close())
-
-  private def measure(o: Options, sampled: Sampled, dir: Path, say: String => Unit): Either[String, RunRecord] =
-    Files.createDirectories(dir)
-    val sampler = sampled.sampler
-    val started = Instant.now()
-    val measured =
-      if o.noLoad then Right(observe(o, sampled))
+    ProcessRun.on(o.jvm.jvm, o.every, say) { run =>
+      if o.noLoad then run.observed(o.duration, o.rateMetric, dir)
       else
-        val driver = WrkDriver(o.threads, o.connections, o.duration, 10.seconds)
-        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling ${sampled.label} every ${o.every.toMillis} ms")
-        Measurement.run(driver, o.url, dir, sampler, o.every, say)
-    measured.flatMap {
-      case m if m.samples.forall(_.pools.isEmpty) =>
-        val why = if o.jmx.isDefined then "" else "is it a JVM of this user?"
-        Left(s"no thread dump of ${sampled.label}: ${sampler.lastDumpError.getOrElse(why)}")
-      case m =>
-        val (figures, samples) = (m.figures, m.samples)
-        val label = sampled.label
-        val info = RunInfo(Sampled.name(o), label, label, o.url, figures.description,
-          figures.clients, Nil, None, None, None, None, "2xx", None, label, sampled.jdk, sampled.cores,
-          started.toString)
-        val record = RunRecord(info, figures, samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil,
-          Some(m.beforeLoad), Some(m.afterLoad))
-        RecordJson.write(record, dir)
-        Right(record)
+        val driver = WrkDriver(o.threads.min(o.connections), o.connections, o.duration, RequestTimeout)
+        say(s"bulkhead lab diagnose: ${driver.describe(o.url)} while sampling ${o.jvm.jvm.label} every ${o.every.toMillis} ms")
+        run.loaded(driver, o.url, dir)
     }
-
-  /** Samples for the duration without load; the answers are the counter's increase, when one is given. */
-  private def observe(o: Options, sampled: Sampled): Measurement.Outcome =
-    val sampler = sampled.sampler
-    def count(): Option[Double] = o.rateMetric.flatMap { spec =>
-      val (url, counter) = spec.splitAt(spec.lastIndexOf('#'))
-      Stack.get(url, 5.seconds).toOption.map(t => MetricsReading.lines(t).filter(_.name == counter.drop(1)).map(_.value).sum)
-    }
-    println(s"bulkhead lab diagnose: observing ${sampled.label} for ${o.duration.toSeconds} s (no load)")
-    val c0 = count()
-    val before = sampler.process(0.0)
-    val start = System.nanoTime()
-    val samples = Iterator.continually {
-      val t = (System.nanoTime() - start) / 1e9
-      val s = sampler.sample(t)
-      Thread.sleep(o.every.toMillis)
-      s
-    }.takeWhile(_ => System.nanoTime() - start < o.duration.toNanos).toVector
-    val elapsed = (System.nanoTime() - start) / 1e9
-    val after = sampler.process(elapsed)
-    val answered = (for a <- c0; b <- count() yield (b - a).toLong).getOrElse(0L)
-    Measurement.Outcome(LoadFigures("observed", s"observed ${o.duration.toSeconds} s" +
-      o.rateMetric.fold("")(m => s", rate from $m"), 0, elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0),
-      Latencies.Empty, Nil), samples, before, after)

@@ -1,8 +1,8 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.faults.{FaultCase, FaultSuite, FaultSuiteSettings, ModePlan, UndersizedPool}
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.SuiteReport
 import scopt.OParser
 
 import java.nio.file.{Files, Path}
@@ -45,8 +45,7 @@ object FaultsCommand extends LabCommand:
             failure(s"unknown SOAP mode '$bad' in --soap-modes; modes: ${FaultSuiteSettings.Modes.mkString(", ")}")
           case None => success)
         .action((ms, o) => o.copy(modes = Some(ms.map(_.trim).filter(_.nonEmpty).distinct))),
-      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-faults-short)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "faults-short")((o, d) => o.copy(out = Some(d))),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
@@ -75,12 +74,12 @@ object FaultsCommand extends LabCommand:
    */
   def print(report: SuiteReport, file: Path, failures: Seq[String]): Int =
     val faults = report.faults
-    val passed = failures.isEmpty && !faults.verdict.isEmpty && faults.passed
+    val passed = failures.isEmpty && !faults.checks.isEmpty && faults.passed
     println()
     if faults.matrixRows.nonEmpty then println(faults.matrix + "\n")
-    if faults.verdict.ramps.nonEmpty then println(faults.rampTables + "\n")
-    if faults.verdict.undersized.nonEmpty then println(faults.undersizedTable + "\n")
-    faults.verdict.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).foreach { run =>
+    if faults.checks.ramps.nonEmpty then println(faults.rampTables + "\n")
+    if faults.checks.undersized.nonEmpty then println(faults.undersizedTable + "\n")
+    faults.checks.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).foreach { run =>
       println(s"${run.record.info.name}:")
       run.checks.foreach(c => println(s"- ${c.markdown}"))
     }

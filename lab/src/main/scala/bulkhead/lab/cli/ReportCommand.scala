@@ -1,8 +1,9 @@
 package bulkhead.lab.cli
 
 import bulkhead.lab.diagnose.Verification
+import bulkhead.lab.process.Environment
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.report.{AccuracyReport, Environment, SuiteReport}
+import bulkhead.lab.report.{AccuracyReport, SuiteReport}
 import scopt.OParser
 
 import java.nio.file.{Files, Path}
@@ -35,7 +36,7 @@ object ReportCommand extends LabCommand:
         val file = report.write(d)
         println(report.table)
         // A faults run: its checks again, read from the records.
-        if !report.faults.verdict.isEmpty then FaultsCommand.print(report, file, Nil)
+        if !report.faults.checks.isEmpty then FaultsCommand.print(report, file, Nil)
         else println(s"\nreport: $file and ${d.resolve("report.html")}")
         // An accuracy run (every case names the resource it expects): its score again too.
         if records.exists(_.info.expectedResource.isDefined) then

@@ -1,7 +1,7 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.process.Launch
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.process.{Environment, Launch}
+import bulkhead.lab.report.SuiteReport
 import bulkhead.lab.run.SuiteRun
 import bulkhead.lab.scenario.Scenario
 import scopt.OParser
@@ -32,8 +32,7 @@ object RunCommand extends LabCommand:
         .validate(n => if n >= 1 && n <= Scenario.MaxCpus then success
           else failure(s"--cpus must be 1..${Scenario.MaxCpus}, was $n"))
         .action((n, o) => o.copy(cpus = Some(n))),
-      opt[String]("out").valueName("<dir>").text("report directory (default results/<date>-scenarios)")
-        .action((d, o) => o.copy(out = Some(Path.of(d)))),
+      CommonFlags.out(b, "scenarios")((o, d) => o.copy(out = Some(d))),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>

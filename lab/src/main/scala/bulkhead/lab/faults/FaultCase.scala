@@ -1,8 +1,7 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{HostileLoad, Holding, LargeHeads, RequestFlood, RequestLog, RetryStorm, SlowBodies,
-  SlowReaders}
-import bulkhead.lab.record.{BreakerExpectation, FaultExpectation}
+import bulkhead.lab.load.{Holding, HostileLoad, LargeHeads, RequestFlood, RetryStorm, SlowBodies, SlowReaders}
+import bulkhead.lab.record.{BreakerExpectation, FaultExpectation, RequestLog}
 import bulkhead.stub.Latency
 
 import scala.concurrent.duration.*

@@ -1,8 +1,8 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, HostileLoad, RequestLog, RunningGroup, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, HostileLoad, RunningGroup, UserGroup}
 import bulkhead.lab.process.{Dependencies, RedisCommand, Served, Stack}
-import bulkhead.lab.record.HostileClients
+import bulkhead.lab.record.{HostileClients, RequestLog}
 import bulkhead.lab.sample.Retained
 import bulkhead.stub.Latency
 

@@ -1,9 +1,9 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.diagnose.Recovery
-import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, UserGroup}
+import bulkhead.lab.checks.Recovery
+import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, UserGroup}
 import bulkhead.lab.model.LoadFigures
-import bulkhead.lab.record.{FaultExpectation, FaultTimeline, HostileClients, ServiceWatch}
+import bulkhead.lab.record.{FaultExpectation, FaultTimeline, HostileClients, RequestLog, ServiceWatch}
 import bulkhead.lab.sample.Retained
 
 import java.net.URI

@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.diagnose.{FaultVerdict, GoodputVerdict, OverloadVerdict}
+import bulkhead.lab.checks.{FaultChecks, GoodputChecks, OverloadChecks}
 import bulkhead.lab.process.{Children, Dependencies, Launch, Served, Stack}
 import bulkhead.lab.record.{HungDependency, RunRecord}
 import bulkhead.lab.run.{Progress, SuiteOutcome}
@@ -70,7 +70,7 @@ object FaultSuiteSettings:
  * one measuring loop ([[FaultRun]]) and is written as `<dir>/<mode>/<fault>/result.json` (the ramp's as
  * `<dir>/overload-ramp/result.json`, the undersized pool's as `<dir>/undersized-pool/<mode>/result.json`); the
  * processes' logs go to `dir`. Returns the records; their verdict is
- * [[bulkhead.lab.diagnose.FaultsVerdict]]'s.
+ * [[bulkhead.lab.checks.RunChecks]]'s.
  */
 object FaultSuite:
   /**
@@ -129,9 +129,9 @@ object FaultSuite:
             try
               val record = runFault(s, plan.mode, fault, flags, settings, shipped, deps, served,
                 dir.resolve(plan.mode).resolve(fault.name), progress)
-              val t = FaultVerdict.timeline(record)
+              val t = FaultChecks.timeline(record)
               if baseline.isEmpty then baseline = Some(t.before)
-              FaultVerdict.checks(record, baseline.get).filterNot(_.passed).foreach(c =>
+              FaultChecks.checks(record, baseline.get).filterNot(_.passed).foreach(c =>
                 progress(s"  ${plan.mode} ${fault.name}: FAIL ${c.name}: ${c.detail}"))
               Some(record)
             catch
@@ -141,7 +141,7 @@ object FaultSuite:
                 None
           }
           records ++= ran
-          FaultVerdict.suiteChecks(ran.map(FaultVerdict.timeline)).foreach(c =>
+          FaultChecks.suiteChecks(ran.map(FaultChecks.timeline)).foreach(c =>
             progress(s"  ${plan.mode} suite: ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
         catch
           case NonFatal(e) =>
@@ -153,7 +153,7 @@ object FaultSuite:
         progress(s"${steps.start(estimates.size - (if s.runsUndersized then 2 else 1))} overload ramp: " +
           s"${OverloadDriver.Factors.mkString("x, ")}x of max-in-flight ${s.rampMaxInFlight}")
         val r = runRamp(s, rampSettings, deps, stack, dir.resolve(RampName), progress)
-        OverloadVerdict.checks(r.overload.get).foreach(c =>
+        OverloadChecks.checks(r.overload.get).foreach(c =>
           progress(s"  ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}"))
         progress(s"  ramp ${steps.finish()}")
         r
@@ -166,7 +166,7 @@ object FaultSuite:
         try
           val rs = UndersizedPool.run(u, modes, s.customers, s.stubLatency, shipped, deps, stack, Heap,
             dir.resolve(UndersizedPool.Name), progress)
-          rs.flatMap(_.goodput).foreach(g => GoodputVerdict.checks(g).foreach(c =>
+          rs.flatMap(_.goodput).foreach(g => GoodputChecks.checks(g).foreach(c =>
             progress(s"  ${g.mode}: ${if c.passed then "pass" else "FAIL"} ${c.name}: ${c.detail}")))
           rs
         catch

@@ -1,8 +1,9 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, UserGroup}
 import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.process.{Served, Stack}
+import bulkhead.lab.record.RequestLog
 
 import scala.concurrent.duration.*
 

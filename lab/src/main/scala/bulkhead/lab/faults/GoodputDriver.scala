@@ -1,8 +1,8 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, RequestOutcome, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, UserGroup}
 import bulkhead.lab.model.{Latencies, LoadFigures}
-import bulkhead.lab.record.Goodput
+import bulkhead.lab.record.{Goodput, RequestLog, RequestOutcome}
 
 import java.net.URI
 import java.nio.file.Path

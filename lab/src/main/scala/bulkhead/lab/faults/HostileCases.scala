@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets.US_ASCII
  * thousand), what it must not log line by line (illegal headers, GET bodies), what ties a connection up (bodies a
  * byte a second, answers never read), and retries that ignore Retry-After. Beside them the steady users run as in
  * every fault and must see nothing but their usual answers; the hostile clients' own answers are recorded apart
- * (with the statuses the design gives them) and judged by [[bulkhead.lab.diagnose.HostileVerdict]]: /health within a
+ * (with the statuses the design gives them) and judged by [[bulkhead.lab.checks.HostileChecks]]: /health within a
  * second, the log bounded, heap and threads back. Each is sized to run in seconds on two cores.
  */
 object HostileCases:

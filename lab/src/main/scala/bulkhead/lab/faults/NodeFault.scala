@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.diagnose.NodeFaultVerdict
+import bulkhead.lab.checks.NodeFaultChecks
 
 import scala.concurrent.duration.*
 
@@ -11,7 +11,7 @@ import scala.concurrent.duration.*
  */
 enum NodeFault(val name: String, val summary: String):
   /** What it does to the node, in a word (the report's phase). */
-  def verb: String = NodeFaultVerdict.verb(name)
+  def verb: String = NodeFaultChecks.verb(name)
 
   /** SIGKILL: the node dies without a word to the cluster; started again after the hold. */
   case Killed extends NodeFault("node-killed", "SIGKILL one node, hold, start it again")

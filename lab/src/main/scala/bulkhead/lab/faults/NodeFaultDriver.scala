@@ -1,10 +1,10 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.diagnose.NodeFaultVerdict
-import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, UserGroup}
+import bulkhead.lab.checks.NodeFaultChecks
+import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, UserGroup}
 import bulkhead.lab.model.LoadFigures
 import bulkhead.lab.process.{Child, ClusterNode, ServiceCluster, Stack}
-import bulkhead.lab.record.{FaultTimeline, NodeEvent, NodeKill, NodeRetained}
+import bulkhead.lab.record.{FaultTimeline, NodeEvent, NodeKill, NodeRetained, RequestLog}
 import bulkhead.lab.sample.Retained
 
 import java.net.URI
@@ -59,7 +59,7 @@ final class NodeFaultDriver(fault: NodeFault, s: ClusterFaultSettings, stack: St
       event(current, s"SIGKILL (pid ${current.served.child.pid})")
       current.served.child.kill()
     def startAgain(): Unit =
-      event(current, NodeFaultVerdict.StartingAgain)
+      event(current, NodeFaultChecks.StartingAgain)
       current = ServiceCluster.restart(stack, current)
       restarted(current)
       event(current, s"serving HTTP (pid ${current.served.child.pid})")
@@ -114,7 +114,7 @@ final class NodeFaultDriver(fault: NodeFault, s: ClusterFaultSettings, stack: St
             startAgain()
             at
           }
-      val lastStart = events.asScala.filter(_.what == NodeFaultVerdict.StartingAgain).lastOption.fold(clearAt)(_.second)
+      val lastStart = events.asScala.filter(_.what == NodeFaultChecks.StartingAgain).lastOption.fold(clearAt)(_.second)
       val serving = now
       // A JVM slow to start still gets time to rejoin and serve before the load stops.
       Thread.sleep((((lastStart + s.recovery.toSeconds).max(serving + NodeFaultDriver.MinAfterServing) - now) * 1000)
@@ -136,7 +136,7 @@ final class NodeFaultDriver(fault: NodeFault, s: ClusterFaultSettings, stack: St
    * `after` the run, the same for the `others` that stayed up, and every node event.
    */
   def timeline(before: Retained, after: Retained, others: Seq[NodeRetained]): FaultTimeline =
-    FaultRan.timeline(ran, fault.name, ClusterFaultRun.SoapMode, NodeFaultVerdict.Designed, before, after)
+    FaultRan.timeline(ran, fault.name, ClusterFaultRun.SoapMode, NodeFaultChecks.Designed, before, after)
       .copy(nodeKill = Some(NodeKill(victim.address, others, events.asScala.toSeq.sortBy(_.second))))
 
 object NodeFaultDriver:

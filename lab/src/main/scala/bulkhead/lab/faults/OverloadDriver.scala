@@ -1,8 +1,8 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RequestLog, RequestOutcome, RunningGroup, UserGroup}
+import bulkhead.lab.load.{ClosedLoopUsers, LoadDriver, RunningGroup, UserGroup}
 import bulkhead.lab.model.{Latencies, LoadFigures}
-import bulkhead.lab.record.{Overload, OverloadStep}
+import bulkhead.lab.record.{Overload, OverloadStep, RequestLog, RequestOutcome}
 
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}

@@ -1,6 +1,7 @@
 package bulkhead.lab.load
 
 import bulkhead.lab.model.{Answers, Latencies, LoadFigures, LoadSecond}
+import bulkhead.lab.record.{RequestLog, RequestOutcome}
 
 import java.io.{BufferedInputStream, IOException, InputStream}
 import java.net.{InetSocketAddress, Socket, SocketTimeoutException}

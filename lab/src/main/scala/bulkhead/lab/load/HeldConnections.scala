@@ -1,5 +1,7 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.record.{RequestLog, RequestOutcome}
+
 import java.io.{BufferedInputStream, IOException}
 import java.lang.management.ManagementFactory
 import java.net.{InetSocketAddress, Socket, SocketTimeoutException}

@@ -1,5 +1,7 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.record.RequestOutcome
+
 import java.io.{EOFException, IOException}
 import java.net.{InetSocketAddress, Socket}
 import java.util.concurrent.ConcurrentHashMap

@@ -1,5 +1,7 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.record.{RequestLog, RequestOutcome}
+
 import java.io.{BufferedInputStream, IOException, InputStream}
 import java.net.Socket
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}

@@ -1,5 +1,7 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.record.RequestLog
+
 import scala.concurrent.duration.*
 
 /**

@@ -1,6 +1,5 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.load.{RequestLog, RequestOutcome}
 import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.sample.{Retained, Sample}
 

@@ -6,7 +6,7 @@ package bulkhead.lab.record
  * started; the warm-up before `from` is not counted). The cap is `slots` calls of `stubLatencyMs` each.
  *
  * @param statuses         answers in the window by status (`200`, `503`), and requests without one by why
- *                         (`error:timeout`), as [[bulkhead.lab.load.RequestOutcome]] labels them
+ *                         (`error:timeout`), as [[bulkhead.lab.record.RequestOutcome]] labels them
  * @param okPerSecond      OK answers a second over the window, each counted by the share of its call to the third
  *                         party inside it (the slots answer in waves: a plain count is off by up to a wave by where
  *                         the window's edges fall); `statuses` has the plain count

@@ -1,7 +1,5 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.load.RequestOutcome
-
 /**
  * One group of hostile clients of a fault run: what they did, on how many connections, the statuses the design gives
  * them, what came of each request (an answer's status, or none: a client that never reads its answers closes its

@@ -1,6 +1,5 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.load.RequestOutcome
 import bulkhead.lab.model.CapName
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.{CodecMakerConfig, JsonCodecMaker}

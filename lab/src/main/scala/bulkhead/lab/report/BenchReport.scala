@@ -2,6 +2,7 @@ package bulkhead.lab.report
 
 import bulkhead.lab.load.WarmUp
 import bulkhead.lab.model.Target
+import bulkhead.lab.process.Environment
 import bulkhead.lab.record.{CpuPerRequest, RunRecord}
 
 /**

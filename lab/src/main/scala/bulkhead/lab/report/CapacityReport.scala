@@ -1,7 +1,6 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.capacity.{CapacityCurve, StepFigures}
-import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.diagnose.{CapacityCurve, Diagnosis, StepFigures}
 import bulkhead.lab.record.RunRecord
 
 /**

@@ -1,34 +1,34 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.diagnose.{Check, FaultRunChecks, FaultVerdict, FaultsVerdict, GoodputVerdict, HostileVerdict,
-  NodeFaultVerdict, OverloadVerdict, Recovery}
-import bulkhead.lab.load.RequestOutcome
+import bulkhead.lab.checks.{Check, FaultChecks, FaultRunChecks, GoodputChecks, HostileChecks, NodeFaultChecks,
+  OverloadChecks, Recovery, RunChecks}
+import bulkhead.lab.record.RequestOutcome
 import bulkhead.lab.record.{FaultTimeline, OverloadStep, RunRecord}
 import bulkhead.lab.sample.{Retained, Sample}
 
 /**
- * The fault runs of a report (`lab faults`, `lab cluster-faults`), rendered from their records and their verdict
- * ([[FaultsVerdict]]): the fault matrix, each service's suite-wide checks, the overload ramp, the undersized pool in
+ * The fault runs of a report (`lab faults`, `lab cluster-faults`), rendered from their records and their checks
+ * ([[RunChecks]]): the fault matrix, each service's suite-wide checks, the overload ramp, the undersized pool in
  * each SOAP mode, a node killed second by second, and each run's checks; in Markdown, and as the HTML report's tables and charts.
  */
-final class FaultsReport(val verdict: FaultsVerdict):
+final class FaultsReport(val checks: RunChecks):
   import FaultsReport.*
 
-  private val (killed, matrixRuns) = verdict.runs.partition(_.record.fault.exists(_.nodeKill.isDefined))
+  private val (killed, matrixRuns) = checks.runs.partition(_.record.fault.exists(_.nodeKill.isDefined))
 
-  def passed: Boolean = verdict.passed
+  def passed: Boolean = checks.passed
 
   val matrixHeader: Seq[String] = Seq("mode", "fault", "answers by status", "no answer", "breaker", "back after",
     "threads before/after", "heap MB before/after", "/health slowest", "log bytes", "descriptors before/max/after",
     "verdict")
 
   def matrixRows: Seq[Seq[String]] = matrixRuns.map { c =>
-    val t = FaultVerdict.timeline(c.record)
+    val t = FaultChecks.timeline(c.record)
     val unanswered = t.totals.filterNot(_.outcome.answered).groupMapReduce(_.outcome)(_.count)(_ + _).toSeq.sorted
       .map((o, n) => s"${o.word} $n")
     val breaker = c.checks.find(_.name.startsWith("circuit")).map(_.detail).getOrElse("-")
     Seq(t.mode, t.fault, statuses(t), if unanswered.isEmpty then "0" else unanswered.mkString(", "), breaker,
-      FaultVerdict.recoverySeconds(t).map(s => f"$s%.1f s").getOrElse("never"),
+      FaultChecks.recoverySeconds(t).map(s => f"$s%.1f s").getOrElse("never"),
       s"${threads(t.before)} / ${threads(t.after)}", s"${heap(t.before)} / ${heap(t.after)}",
       t.watch.flatMap(_.healthWorstMs()).fold("-")(v => f"$v%.0f ms"), t.watch.fold("-")(w => f"${w.logBytes}%,d"),
       t.watch.fold("-")(w => s"${count(w.descriptorsBefore)} / ${count(w.descriptorsMax)} / " +
@@ -43,23 +43,23 @@ final class FaultsReport(val verdict: FaultsVerdict):
   def rampRows(r: RunRecord): Seq[Seq[String]] = r.overload.toSeq.flatMap(_.steps).map { s =>
     val (cores, busy) = cpu(r, s)
     Seq(s"${s.factor}x", s.users.toString, f0(s.okPerSecond), f0(s.shedPerSecond),
-      s"${OverloadVerdict.ms(s.okP50Ms, 0)} / ${OverloadVerdict.ms(s.okP99Ms, 0)}", OverloadVerdict.ms(s.shedP50Ms, 1),
-      OverloadVerdict.ms(s.helloMaxMs, 0), OverloadVerdict.ms(s.healthMaxMs, 0), s.unanswered.toString,
+      s"${OverloadChecks.ms(s.okP50Ms, 0)} / ${OverloadChecks.ms(s.okP99Ms, 0)}", OverloadChecks.ms(s.shedP50Ms, 1),
+      OverloadChecks.ms(s.helloMaxMs, 0), OverloadChecks.ms(s.healthMaxMs, 0), s.unanswered.toString,
       cores.fold("-")(c => f"$c%.2f"), busy.fold("-")(b => f"${b * 100}%.0f %%"))
   }
 
   /** Every ramp's table, one after the other. */
-  def rampTables: String = verdict.ramps.map(c => MarkdownTable(rampHeader, rampRows(c.record))).mkString("\n\n")
+  def rampTables: String = checks.ramps.map(c => MarkdownTable(rampHeader, rampRows(c.record))).mkString("\n\n")
 
   val undersizedHeader: Seq[String] = Seq("mode", "slots", "third party", "users", "cap /s", "200/s", "of the cap",
     "200", "503", "other", "200 p50 ms", "503 p50 / slowest ms", "third party peak", "breaker openings", "verdict")
 
-  def undersizedRows: Seq[Seq[String]] = verdict.undersized.flatMap(c => c.record.goodput.map { g =>
+  def undersizedRows: Seq[Seq[String]] = checks.undersized.flatMap(c => c.record.goodput.map { g =>
     val other = g.statuses.filterNot((s, _) => s == "200" || s == "503").toSeq.sorted.map((s, n) => s"$s $n")
     Seq(g.mode, g.slots.toString, f"${g.stubLatencyMs}%.0f ms", g.users.toString, f0(g.cap), f"${g.okPerSecond}%.2f",
       f"${g.okPerSecond / g.cap}%.2f", g.ok.toString, g.refused.toString, if other.isEmpty then "0" else
-        other.mkString(", "), OverloadVerdict.ms(g.okP50Ms, 0),
-      s"${OverloadVerdict.ms(g.refusalP50Ms, 0)} / ${OverloadVerdict.ms(g.slowestRefusalMs, 0)}",
+        other.mkString(", "), OverloadChecks.ms(g.okP50Ms, 0),
+      s"${OverloadChecks.ms(g.refusalP50Ms, 0)} / ${OverloadChecks.ms(g.slowestRefusalMs, 0)}",
       g.thirdPartyPeak.fold("-")(p => s"$p of ${g.thirdPartySlots}"), g.breakerOpenings.fold("-")(f0), verdictOf(c))
   })
 
@@ -72,17 +72,17 @@ final class FaultsReport(val verdict: FaultsVerdict):
    */
   def clusterHeader(r: RunRecord): Seq[String] =
     Seq("second", "phase") ++ outcomesOf(r).map(_.label) ++
-      Seq("members up", "unreachable", s"routees of ${NodeFaultVerdict.kill(r).killed}", "nodes")
+      Seq("members up", "unreachable", s"routees of ${NodeFaultChecks.kill(r).killed}", "nodes")
 
   def clusterRows(r: RunRecord): Seq[Seq[String]] =
-    val cluster = NodeFaultVerdict.cluster(r).map(c => c.second -> c).toMap
+    val cluster = NodeFaultChecks.cluster(r).map(c => c.second -> c).toMap
     val outcomes = outcomesOf(r)
     def count(d: Option[Double]) = d.fold("-")(v => f"$v%.0f")
-    val verb = NodeFaultVerdict.verb(FaultVerdict.timeline(r).fault)
-    val events = NodeFaultVerdict.kill(r).events.groupBy(_.second.toInt)
-    FaultVerdict.timeline(r).seconds.map { s =>
-      val phase = if s.second < NodeFaultVerdict.killAt(r) then "before"
-        else if s.second < NodeFaultVerdict.restartAt(r) then verb else "restarted"
+    val verb = NodeFaultChecks.verb(FaultChecks.timeline(r).fault)
+    val events = NodeFaultChecks.kill(r).events.groupBy(_.second.toInt)
+    FaultChecks.timeline(r).seconds.map { s =>
+      val phase = if s.second < NodeFaultChecks.killAt(r) then "before"
+        else if s.second < NodeFaultChecks.restartAt(r) then verb else "restarted"
       val c = cluster.get(s.second)
       Seq(s.second.toString, phase) ++ outcomes.map(o => s.outcomes.getOrElse(o, 0).toString) ++
         Seq(count(c.flatMap(_.membersUp)), count(c.flatMap(_.unreachable)),
@@ -93,8 +93,8 @@ final class FaultsReport(val verdict: FaultsVerdict):
   def markdown: String =
     val sections = Seq(
       Option.when(matrixRuns.nonEmpty)(matrixSection),
-      Option.when(verdict.ramps.nonEmpty)(rampSection),
-      Option.when(verdict.undersized.nonEmpty)(undersizedSection),
+      Option.when(checks.ramps.nonEmpty)(rampSection),
+      Option.when(checks.undersized.nonEmpty)(undersizedSection),
       Option.when(killed.nonEmpty)(killed.map(killedSection).mkString("\n")),
       Option.when(matrixRuns.nonEmpty)(details)).flatten
     // Tables go in after stripMargin, which would eat their leading pipes.
@@ -103,7 +103,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
 
   private def matrixSection: String =
     val first = matrixRuns.head.record.info
-    s"""## Fault matrix: ${if matrixRuns.forall(_.passed) && verdict.suites.forall(_._2.forall(_.passed)) then
+    s"""## Fault matrix: ${if matrixRuns.forall(_.passed) && checks.suites.forall(_._2.forall(_.passed)) then
          "every check passed" else "SOME CHECKS FAILED"}
        |Each fault is injected under steady load, held, and cleared. "No answer" counts requests that got no HTTP
        |answer (timeout, reset, closed); "back after" is the time from clearing to the end of the first 1 s window
@@ -116,31 +116,31 @@ final class FaultsReport(val verdict: FaultsVerdict):
        |
        |@@MATRIX@@
        |
-       |Over each service's whole run (threads: every thread of the dump, ${FaultVerdict.ThreadSlack} of slack; heap:
-       |${FaultVerdict.HeapFactor}x the first baseline + ${f0(FaultVerdict.HeapSlackMb)} MB):
+       |Over each service's whole run (threads: every thread of the dump, ${FaultChecks.ThreadSlack} of slack; heap:
+       |${FaultChecks.HeapFactor}x the first baseline + ${f0(FaultChecks.HeapSlackMb)} MB):
        |
-       |${verdict.suites.flatMap((m, cs) => cs.map(c => s"- $m: ${c.markdown}")).mkString("\n")}
+       |${checks.suites.flatMap((m, cs) => cs.map(c => s"- $m: ${c.markdown}")).mkString("\n")}
        |""".stripMargin
 
   private def rampSection: String =
-    val r = verdict.ramps.head.record
+    val r = checks.ramps.head.record
     s"""## ${r.info.title.capitalize}
        |Setup: ${r.info.loadDescription}; ${r.info.settings.getOrElse("-")}.
        |
        |@@RAMP@@
        |
-       |${verdict.ramps.flatMap(_.checks).map(c => s"- ${c.markdown}").mkString("\n")}
+       |${checks.ramps.flatMap(_.checks).map(c => s"- ${c.markdown}").mkString("\n")}
        |""".stripMargin
 
   private def undersizedSection: String =
-    val rs = verdict.undersized
+    val rs = checks.undersized
     val r = rs.head.record
     val passed = rs.forall(_.passed)
     s"""## The undersized pool: ${if passed then "every check passed" else "SOME CHECKS FAILED"}
        |The service with its SOAP client's slots far below the users (a connection of the host pool, a thread of the
        |work queue, a permit for a virtual thread), every other setting as shipped; the SOAP modes side by side, each
        |with its own users, on the same stub and Redis. Above its cap the service must answer the cap
-       |(${GoodputVerdict.CapShare} of slots / the third party's latency or better) and refuse the rest at once with
+       |(${GoodputChecks.CapShare} of slots / the third party's latency or better) and refuse the rest at once with
        |503 and Retry-After, the breaker closed.
        |
        |Load: ${r.info.loadDescription}; ${r.info.settings.getOrElse("-")}.
@@ -152,17 +152,17 @@ final class FaultsReport(val verdict: FaultsVerdict):
 
   private def killedSection(c: FaultRunChecks): String =
     val r = c.record
-    val t = FaultVerdict.timeline(r)
-    val verb = NodeFaultVerdict.verb(t.fault)
+    val t = FaultChecks.timeline(r)
+    val verb = NodeFaultChecks.verb(t.fault)
     s"""## A node $verb (${t.fault}): ${
          if c.passed then "every check passed" else "SOME CHECKS FAILED"}
        |Setup: ${r.info.settings.getOrElse("-")}; ${r.info.loadDescription}; stub latency
        |${r.info.stubLatency.getOrElse("-")}; nodes ${r.info.nodes.mkString(", ")} (the first is the front); bound
-       |${r.info.declaredBound.fold("-")(b => f"${b.perSecond}%.0f req/s (${b.what})")}. ${NodeFaultVerdict.kill(r)
+       |${r.info.declaredBound.fold("-")(b => f"${b.perSecond}%.0f req/s (${b.what})")}. ${NodeFaultChecks.kill(r)
          .killed} $verb at ${f1(t.injectAt)} s, the fault over at ${f1(t.clearAt)} s,
-       |started again (same cluster port) for the last time at ${f1(NodeFaultVerdict.restartAt(r))} s; the load stopped
+       |started again (same cluster port) for the last time at ${f1(NodeFaultChecks.restartAt(r))} s; the load stopped
        |at ${f1(t.endAt)} s. Threads and heap of the nodes that stayed up were read after a full GC before the fault and
-       |after the load stopped. "Within" counts to the end of the first ${NodeFaultVerdict.WindowSeconds} s window
+       |after the load stopped. "Within" counts to the end of the first ${NodeFaultChecks.WindowSeconds} s window
        |with OK answers at ${f0(Recovery.RecoveredShare * 100)} % of the level asked for; for the (N-1)/N level the
        |window starts once the front's router no longer lists the faulted node, for N/N once it lists the restarted
        |node again. The last column is what happened to the nodes (the lab's signals, the partition, exits it saw).
@@ -177,11 +177,11 @@ final class FaultsReport(val verdict: FaultsVerdict):
   /** Per fault run: its phases, answers, what the service retained, the recovery, and every check. */
   private def details: String =
     "## Each fault\n\n" + matrixRuns.map { c =>
-      val t = FaultVerdict.timeline(c.record)
+      val t = FaultChecks.timeline(c.record)
       s"""### ${t.mode}, ${t.fault}: ${c.record.info.title}
          |- load: ${c.record.info.loadDescription}
          |- injected at ${f1(t.injectAt)} s, cleared at ${f1(t.clearAt)} s, load stopped at ${f1(t.endAt)} s; OK
-         |  throughput back ${FaultVerdict.recoverySeconds(t).fold("never")(s => f"$s%.1f s after clearing")}
+         |  throughput back ${FaultChecks.recoverySeconds(t).fold("never")(s => f"$s%.1f s after clearing")}
          |- answers by status: ${statuses(t)}
          |- threads ${threads(t.before)} before, ${threads(t.after)} after; heap ${heap(t.before)} MB before,
          |  ${heap(t.after)} MB after (after a full GC)
@@ -201,17 +201,17 @@ final class FaultsReport(val verdict: FaultsVerdict):
          |below.</p>
          |${Html.table(matrixHeader, matrixRows, "faults")}
          |<h3>Over each service's whole run</h3>
-         |${checksTable(verdict.suites.flatMap((m, cs) => cs.map(c => c.copy(name = s"$m: ${c.name}"))))}""".stripMargin)
-    val rampPart = verdict.ramps.map(c =>
+         |${checksTable(checks.suites.flatMap((m, cs) => cs.map(c => c.copy(name = s"$m: ${c.name}"))))}""".stripMargin)
+    val rampPart = checks.ramps.map(c =>
       s"""<h2 id="overload">${Html.escape(c.record.info.title.capitalize)}</h2>
          |${Html.table(rampHeader, rampRows(c.record), "ramp")}
          |${checksTable(c.checks)}""".stripMargin)
-    val undersizedPart = Option.when(verdict.undersized.nonEmpty)(
+    val undersizedPart = Option.when(checks.undersized.nonEmpty)(
       s"""<h2 id="undersized">The undersized pool</h2>
          |<p class="lead">Each SOAP mode's client with far fewer slots than users, side by side: the cap answered, the
          |rest refused at once.</p>
          |${Html.table(undersizedHeader, undersizedRows, "undersized")}
-         |${checksTable(verdict.undersized.flatMap(c => c.checks.map(x =>
+         |${checksTable(checks.undersized.flatMap(c => c.checks.map(x =>
            x.copy(name = s"${c.record.goodput.fold("")(_.mode)}: ${x.name}"))))}""".stripMargin)
     val killedPart = killed.map(c =>
       s"""<h2 id="${Html.id(c.record.info.name)}">A node ${Html.escape(c.record.info.title)}</h2>
@@ -220,8 +220,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
 
   /** A run's own checks in its section, with a node-killed run's second-by-second table. */
   def runHtml(r: RunRecord): String =
-    val checks = (verdict.runs ++ verdict.ramps ++ verdict.undersized).find(_.record eq r)
-    checks.fold("") { c =>
+    (checks.runs ++ checks.ramps ++ checks.undersized).find(_.record eq r).fold("") { c =>
       val cluster = if killed.exists(_.record eq r) then
         s"<h3>Second by second, as the front saw the cluster</h3>\n${Html.table(clusterHeader(r), clusterRows(r))}"
       else ""
@@ -231,7 +230,7 @@ final class FaultsReport(val verdict: FaultsVerdict):
     }
 
 object FaultsReport:
-  def of(records: Seq[RunRecord]): FaultsReport = FaultsReport(FaultsVerdict.of(records))
+  def of(records: Seq[RunRecord]): FaultsReport = FaultsReport(RunChecks.of(records))
 
   private def f0(d: Double) = if d.isNaN || d.isInfinite then "-" else f"$d%.0f"
   private def f1(d: Double) = f"$d%.1f"
@@ -257,7 +256,7 @@ object FaultsReport:
 
   /** Each group of hostile clients: what it did and what came of its requests. */
   private def hostile(t: FaultTimeline): String = t.hostile.map { h =>
-    s"- hostile, ${h.group}: ${h.description}; ${h.connections} connections opened; ${HostileVerdict.outcomes(h)}" +
+    s"- hostile, ${h.group}: ${h.description}; ${h.connections} connections opened; ${HostileChecks.outcomes(h)}" +
       h.heldHeapMb.fold("")(m => f"; heap $m%.0f MB while held (after a full GC)") + "\n"
   }.mkString
 
@@ -317,7 +316,7 @@ object FaultsReport:
       Series(label, r.samples.filter(_.second <= t.endAt + 1).flatMap(s => f(s).map(s.second -> _)), color,
         axis = axis)
     val killed = t.nodeKill.toSeq.flatMap { k =>
-      val cluster = NodeFaultVerdict.cluster(r)
+      val cluster = NodeFaultChecks.cluster(r)
       Chart.of(s"$id-fault-cluster", "The cluster as the front saw it", Chart.Time, "members", Seq(
         Series("members up", cluster.flatMap(c => c.membersUp.map(c.second.toDouble -> _)), "#2ca02c"),
         Series("unreachable", cluster.flatMap(c => c.unreachable.map(c.second.toDouble -> _)), "#d62728"),

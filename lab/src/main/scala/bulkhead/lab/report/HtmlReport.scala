@@ -1,7 +1,6 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.capacity.CapacityCurve
-import bulkhead.lab.diagnose.{Diagnosis, Verdict, Verification}
+import bulkhead.lab.diagnose.{CapacityCurve, Diagnosis, Verdict, Verification}
 import bulkhead.lab.record.RunRecord
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*

@@ -1,6 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.{Diagnosis, Verification}
+import bulkhead.lab.process.Environment
 import bulkhead.lab.record.RunRecord
 
 import java.nio.file.{Files, Path}
@@ -89,7 +90,7 @@ final case class SuiteReport(title: String, command: String, env: Environment, r
        |## Runs
        |
        |@@DETAILS@@""".stripMargin.replace("@@TABLE@@", table)
-      .replace("@@FAULTS@@", if faults.verdict.isEmpty then "" else faults.markdown).replace("@@VERIFIED@@", verified)
+      .replace("@@FAULTS@@", if faults.checks.isEmpty then "" else faults.markdown).replace("@@VERIFIED@@", verified)
       .replace("@@CAPACITY@@", CapacityReport.markdown(results))
       .replace("@@SIDEBYSIDE@@", SideBySide.table(results)).replace("@@DETAILS@@", details)
 

@@ -8,11 +8,13 @@ import bulkhead.lab.scenario.Scenario
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.{Files, Path}
 import scala.concurrent.duration.*
 
 /** Rounds of a benchmark end to end: real servers, real wrk, records written and read back. */
+@Slow
 class BenchRoundsSpec extends AnyFlatSpec with Matchers:
 
   "BenchRounds" should "run every case on every server in each round, interleaved, and write each round's record" in {

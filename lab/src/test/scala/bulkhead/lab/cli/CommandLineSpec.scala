@@ -5,6 +5,7 @@ import bulkhead.lab.process.Children
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import scala.concurrent.duration.*
 import scala.util.chaining.*
@@ -13,6 +14,7 @@ import scala.util.chaining.*
  * Every bad flag or value of the service, the stub and the lab, run as the real programs: a message naming the bad
  * flag, key or value, a non-zero exit, and nothing started.
  */
+@Slow
 class CommandLineSpec extends AnyFlatSpec with Matchers:
   private val launch = Fixtures.launch
   private val labClasspath =
@@ -126,12 +128,19 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("report", "/no/such/run") -> "/no/such/run",
     Seq("accuracy", "--bogus") -> "--bogus",
     Seq("run", "/no/such/scenario.conf") -> "/no/such/scenario.conf",
-    Seq("threads", "abc") -> "abc",
-    Seq("threads", "1", "--every", "soon") -> "soon",
-    Seq("threads", "1", "--count", "0") -> "--count",
-    Seq("threads") -> "PID or --jmx HOST:PORT",
+    Seq("threads", "--pid", "abc") -> "abc",
+    Seq("threads", "--pid", "1", "--every", "soon") -> "soon",
+    Seq("threads", "--pid", "1", "--count", "0") -> "--count",
+    Seq("threads") -> "--pid PID or --jmx HOST:PORT",
     Seq("threads", "--jmx", "db:seven") -> "'db:seven' is not HOST:PORT",
-    Seq("threads", "1", "--jmx-credentials", "/tmp/c") -> "--jmx-credentials goes with --jmx",
+    Seq("threads", "--pid", "1", "--jmx-credentials", "/tmp/c") -> "--jmx-credentials goes with --jmx",
+    Seq("threads", "--pid", "999999999") -> "no process 999999999",
+    Seq("diagnose", "--pid", "999999999", "--no-load") -> "no process 999999999",
+    Seq("diagnose", "--pid", "1", "--no-load", "--every", "0s") -> "--every must be a duration",
+    Seq("bench", "hello", "--duration", "forever") -> "--duration must be a duration like 20s",
+    Seq("bench", "hello", "--warmup", "-1s") -> "--warmup",
+    Seq("capacity", "--jmx", "127.0.0.1:9010") -> "--pid or --jmx needs --url",
+    Seq("capacity", "--pid", "1", "--jmx", "127.0.0.1:9010", "--url", "http://127.0.0.1:1/") -> "one of them",
     Seq("diagnose", "--pid", "1", "--jmx", "127.0.0.1:9010", "--no-load") -> "--pid PID or --jmx HOST:PORT",
     Seq("diagnose", "--jmx", "127.0.0.1:9010", "--url", "http://10.0.0.1/") -> "10.0.0.1",
     Seq("diagnose", "--jmx", "127.0.0.1:9010", "--no-load", "--jmx-credentials", "/no/such/credentials") ->
@@ -152,8 +161,8 @@ class CommandLineSpec extends AnyFlatSpec with Matchers:
     Seq("bench", "hello", "/tmp") -> "bench hello takes no directory",
     Seq("bench", "hello", "--set", "fast-path") -> "--set needs key=value, was 'fast-path'",
     Seq("cluster-faults", "--nodes", "9") -> "--nodes must be 2..5, was 9",
-    Seq("capacity") -> "give scenario files, or --pid and --url",
-    Seq("capacity", "--pid", "1") -> "--pid needs --url",
+    Seq("capacity") -> "give scenario files, or --pid (or --jmx) and --url",
+    Seq("capacity", "--pid", "1") -> "--pid or --jmx needs --url",
     Seq("capacity", "--pid", "1", "--url", "http://10.0.0.1/") -> "10.0.0.1",
     Seq("capacity", "--steps", "0", "x.conf") -> "--steps must be 1..50, was 0",
     Seq("capacity", "--max-rate", "-3", "x.conf") -> "--max-rate must be above 0",

@@ -7,6 +7,7 @@ import bulkhead.lab.record.RecordJson
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 import scala.concurrent.duration.*
@@ -15,13 +16,14 @@ import scala.concurrent.duration.*
  * `lab diagnose` on a JVM the lab did not write and knows nothing about: Jetty 12 (from Maven Central) with its
  * QueuedThreadPool sized by its own flag, loaded by real wrk while the lab samples it by pid.
  */
+@Slow
 class DiagnoseCommandSpec extends AnyFlatSpec with Matchers:
   "lab diagnose" should "name Jetty's worker pool, with its size, as the cap of blocking work" in {
     val dir = Files.createTempDirectory("diagnose-jetty")
     val jetty = Stack(Fixtures.launch, dir).peer(Target.Jetty, Seq("--max-threads", "12", "--min-threads", "12"))
     try
-      val options = DiagnoseCommand.Options(pid = jetty.child.pid, url = jetty.url("/work/pool?ms=100"),
-        connections = 40, duration = 6.seconds, every = 1.second)
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(pid = Some(jetty.child.pid)),
+        url = jetty.url("/work/pool?ms=100"), connections = 40, duration = 6.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       val verdict = Diagnosis(record)
       verdict.name shouldBe "pool qtp"

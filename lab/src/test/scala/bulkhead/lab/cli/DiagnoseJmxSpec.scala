@@ -7,6 +7,7 @@ import bulkhead.lab.sample.JmxAddress
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{InetAddress, ServerSocket}
 import java.nio.file.Files
@@ -16,6 +17,7 @@ import scala.concurrent.duration.*
  * `lab diagnose --jmx` on a JVM it reaches only through its JMX agent: Jetty 12 with a QueuedThreadPool of 12, its
  * agent on a loopback port, loaded by real wrk while the lab samples it over JMX (no pid, no attach, no /proc).
  */
+@Slow
 class DiagnoseJmxSpec extends AnyFlatSpec with Matchers:
   "lab diagnose --jmx" should "name Jetty's worker pool, with its size, as the cap of blocking work" in {
     val port =
@@ -29,7 +31,7 @@ class DiagnoseJmxSpec extends AnyFlatSpec with Matchers:
     val jetty = Stack(launch.copy(jvmFlags = launch.jvmFlags ++ agent), dir)
       .peer(Target.Jetty, Seq("--max-threads", "12", "--min-threads", "12"))
     try
-      val options = DiagnoseCommand.Options(jmx = Some(JmxAddress("127.0.0.1", port)),
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Some(JmxAddress("127.0.0.1", port))),
         url = jetty.url("/work/pool?ms=100"), connections = 40, duration = 6.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       record.info.target shouldBe s"jmx 127.0.0.1:$port"

@@ -1,12 +1,13 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.diagnose.FaultsVerdict
-import bulkhead.lab.process.Children
+import bulkhead.lab.checks.RunChecks
+import bulkhead.lab.process.{Children, Environment}
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.report.SuiteReport
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 
@@ -17,9 +18,10 @@ import java.nio.file.Files
  * must pass every check, as must the service's suite-wide thread and heap checks, and every run is a run record the
  * report reads back. The whole matrix is `./bulkhead lab faults` (~7.7 min): the service's answer to each fault one by
  * one is held by the service's own specs (EnrichmentPipelineSpec, GoodputSpec, LettuceProfileStoresSpec,
- * RequestHeadLimitSpec, ClientWarningLogSpec), and each verdict by its recorded runs (FaultVerdictSpec,
- * HungVerdictSpec, HostileVerdictSpec, GoodputVerdictSpec).
+ * RequestHeadLimitSpec, ClientWarningLogSpec), and each verdict by its recorded runs (FaultChecksSpec,
+ * HungChecksSpec, HostileChecksSpec, GoodputChecksSpec).
  */
+@Slow
 class FaultSuiteSpec extends AnyFlatSpec with Matchers:
   /**
    * One fault of each kind, on the non-blocking client: the third party past its timeout (the breaker opens and
@@ -41,7 +43,7 @@ class FaultSuiteSpec extends AnyFlatSpec with Matchers:
     val faults = report.faults
     withClue(s"report: $file\n${faults.matrix}\n${faults.rampTables}\n${faults.undersizedTable}\n") {
       run.failures shouldBe empty
-      val v = faults.verdict
+      val v = faults.checks
       v.runs.map(c => c.record.info.name) shouldBe
         FaultCase.all.map(_.name).filter(plan).map(name => s"non-blocking-$name")
       v.runs.flatMap(c => c.checks.filterNot(_.passed).map(x => s"${c.record.info.name}: ${x.name}: ${x.detail}"))
@@ -59,6 +61,6 @@ class FaultSuiteSpec extends AnyFlatSpec with Matchers:
         .shouldBe(empty)
       // Every run sampled as a scenario is (thread dumps, /metrics each second), and read back with the same verdict.
       run.records.foreach(r => r.samples.count(_.pools.nonEmpty) should be > r.samples.size / 2)
-      FaultsVerdict.of(RecordJson.readAll(dir).fold(e => fail(e), identity)).passed shouldBe true
+      RunChecks.of(RecordJson.readAll(dir).fold(e => fail(e), identity)).passed shouldBe true
     }
   }

@@ -1,6 +1,6 @@
 package bulkhead.lab.faults
 
-import bulkhead.lab.load.{RequestLog, RequestOutcome}
+import bulkhead.lab.record.{RequestLog, RequestOutcome}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 

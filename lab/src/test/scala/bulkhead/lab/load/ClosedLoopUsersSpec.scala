@@ -1,8 +1,10 @@
 package bulkhead.lab.load
 
 import bulkhead.lab.model.Answers
+import bulkhead.lab.record.{RequestLog, RequestOutcome}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.{BufferedInputStream, BufferedReader, ByteArrayInputStream, EOFException, InputStreamReader}
 import java.net.{InetAddress, ServerSocket}
@@ -11,6 +13,7 @@ import scala.concurrent.duration.*
 import scala.util.Using
 
 /** The lab's own client reads answers exactly: one response at a time off a kept-alive connection. */
+@Slow
 class ClosedLoopUsersSpec extends AnyFlatSpec with Matchers:
   private def stream(s: String) = BufferedInputStream(ByteArrayInputStream(s.getBytes("US-ASCII")))
 

@@ -1,7 +1,10 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.record.{RequestLog, RequestOutcome}
+
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{ServerSocket, Socket}
 import java.util.concurrent.ConcurrentLinkedQueue
@@ -10,6 +13,7 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 import scala.util.Using
 
+@Slow
 class HeldConnectionsSpec extends AnyFlatSpec with Matchers:
   private val received = java.util.concurrent.ConcurrentHashMap[Socket, StringBuffer]()
 

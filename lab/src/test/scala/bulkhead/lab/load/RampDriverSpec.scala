@@ -5,11 +5,13 @@ import bulkhead.lab.scenario.Load
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /** JMeter's own engine ramping clients against the real service in its own JVM. */
+@Slow
 class RampDriverSpec extends AnyFlatSpec with Matchers:
 
   "The ramp driver" should "ramp JMeter's clients up in steps and record every second" in {

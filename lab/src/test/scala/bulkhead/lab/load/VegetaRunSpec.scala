@@ -5,11 +5,13 @@ import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /** vegeta's open loop against the real service in its own JVM (vegeta built with Go the first time). */
+@Slow
 class VegetaRunSpec extends AnyFlatSpec with Matchers:
 
   "The open-loop driver" should "send at its rate and count every answer, as the service counted them" in {

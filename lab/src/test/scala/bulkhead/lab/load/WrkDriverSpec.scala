@@ -3,8 +3,10 @@ package bulkhead.lab.load
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 /** wrk's output with bulkhead's Lua report, recorded from a real run (16 connections on a pool of 4 threads). */
+@Slow
 class WrkDriverSpec extends AnyFlatSpec with Matchers:
   private val raw = Fixtures.text("wrk-lua-pool4-c16-jdk25.txt")
   private val figures = WrkDriver.parse(raw, "recorded").fold(e => fail(e), identity)

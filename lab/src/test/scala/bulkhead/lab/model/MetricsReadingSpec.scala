@@ -1,9 +1,11 @@
 package bulkhead.lab.model
 
-import bulkhead.lab.process.Stack
+import bulkhead.lab.process.{Children, Stack}
 import bulkhead.lab.testkit.Fixtures
+import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 
@@ -11,21 +13,21 @@ import java.nio.file.Files
  * Every metric the diagnosis reads, read from the real service's /metrics after a real enrichment call: a name that
  * drifts (a unit Prometheus appends, a renamed meter) would leave the diagnosis blind to that resource.
  */
-class MetricsReadingSpec extends AnyFlatSpec with Matchers:
+@Slow
+class MetricsReadingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
+  private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-metrics"))
+  // One Redis and one stub for the spec: each SOAP mode is a service of its own, started against them in turn.
+  private lazy val redis = stack.redis()
+  private lazy val stub = stack.stub(Seq("--latency", "fixed:20"))
+  override def afterAll(): Unit = Children.stopAll()
+
   private def readAfterOneCall(mode: String, extra: Seq[String]): MetricsReading =
-    val stack = Stack(Fixtures.launch, Files.createTempDirectory(s"lab-metrics-$mode"))
-    val redis = stack.redis()
+    val service = stack.service(Seq("--redis-uri", s"redis://127.0.0.1:${redis.port}", "--soap-endpoint",
+      stub.url("/soap"), "--soap-mode", mode) ++ extra, heap = Stack.ServeHeap)
     try
-      val stub = stack.stub(Seq("--latency", "fixed:20"))
-      try
-        val service = stack.service(Seq("--redis-uri", s"redis://127.0.0.1:${redis.port}", "--soap-endpoint",
-          stub.url("/soap"), "--soap-mode", mode) ++ extra, heap = Stack.ServeHeap)
-        try
-          Stack.get(service.url("/customers/7")).fold(e => fail(s"/customers/7: $e"), identity)
-          MetricsReading.parse(Stack.get(service.url("/metrics")).fold(e => fail(s"/metrics: $e"), identity))
-        finally service.child.stop()
-      finally stub.child.stop()
-    finally redis.child.stop()
+      Stack.get(service.url("/customers/7")).fold(e => fail(s"/customers/7: $e"), identity)
+      MetricsReading.parse(Stack.get(service.url("/metrics")).fold(e => fail(s"/metrics: $e"), identity))
+    finally service.child.stop()
 
   /** One service for the readings of the non-blocking client, the server and the faults suite. */
   private lazy val nonBlocking = readAfterOneCall("non-blocking", Seq("--set",

@@ -9,10 +9,12 @@ import bulkhead.lab.testkit.Fixtures
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.{Files, Path}
 
 /** The seeds' servers and the ceiling, each in its own process, started by the lab as a scenario's targets. */
+@Slow
 class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-peers"))
   override def afterAll(): Unit = Children.stopAll()

@@ -6,6 +6,7 @@ import bulkhead.lab.testkit.Fixtures
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
@@ -17,10 +18,16 @@ import scala.concurrent.duration.*
  * The zoo's servers, started as the lab starts them: /hello and /work answered, /work held by the app's one capped
  * resource (requests at once take as long as the resource serialises them), and bad flags refused by name.
  */
+@Slow
 class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val launch = Fixtures.launch
   private val stack = Stack(launch, Files.createTempDirectory("lab-zoo"))
-  override def afterAll(): Unit = Children.stopAll()
+  // One PostgreSQL for the spec's two database apps (initdb and a start cost seconds); stopped and dropped last.
+  private val pgDir = Files.createTempDirectory("lab-zoo-pg")
+  private lazy val postgres = Postgres.start(pgDir)
+  override def afterAll(): Unit =
+    try Children.stopAll()
+    finally Postgres.drop(pgDir)
 
   // HTTP/1.1, as wrk: a connection per request in flight (Vert.x would take an h2c upgrade and multiplex them on one).
   private val http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
@@ -104,22 +111,21 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   Seq(("hikari-pg", 1, 2, 400), ("spring-hikari", 2, 6, 600)).foreach { (app, pool, n, leastMs) =>
     s"The zoo's $app" should
       s"query PostgreSQL through its pool, $n at once on $pool connections in $leastMs ms or more" in {
-      val dir = Files.createTempDirectory("lab-zoo-pg")
-      val postgres = Postgres.start(dir)
-      try
-        val url = Postgres.jdbcUrl(postgres)
-        withZoo(Seq("--app", app, "--pool-size", pool.toString, "--hold-ms", "200", "--jdbc-url", url)) { s =>
-          get(s, "/hello") shouldBe (200, "OK")
-          get(s, "/work") shouldBe (200, "OK")
-          val (statuses, ms) = atOnce(s, n)
-          statuses shouldBe Seq.fill(n)(200)
-          ms should be >= leastMs.toLong
-        }
-      finally
-        postgres.child.stop()
-        Postgres.drop(dir)
-      Files.exists(dir.resolve("postgres")) shouldBe false
+      val url = Postgres.jdbcUrl(postgres)
+      withZoo(Seq("--app", app, "--pool-size", pool.toString, "--hold-ms", "200", "--jdbc-url", url)) { s =>
+        get(s, "/hello") shouldBe (200, "OK")
+        get(s, "/work") shouldBe (200, "OK")
+        val (statuses, ms) = atOnce(s, n)
+        statuses shouldBe Seq.fill(n)(200)
+        ms should be >= leastMs.toLong
+      }
     }
+  }
+
+  "The zoo's PostgreSQL" should "leave no data directory once stopped and dropped" in {
+    postgres.child.stop()
+    Postgres.drop(pgDir)
+    Files.exists(pgDir.resolve("postgres")) shouldBe false
   }
 
   Seq(

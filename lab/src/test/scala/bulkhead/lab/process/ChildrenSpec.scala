@@ -3,6 +3,7 @@ package bulkhead.lab.process
 import bulkhead.lab.testkit.ChildHolder
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.nio.file.{Files, Path}
@@ -10,6 +11,7 @@ import java.util.concurrent.TimeUnit
 import scala.jdk.CollectionConverters.*
 
 /** Ctrl-C on a lab process: its JVM's shutdown hook stops every process it started, and what those started. */
+@Slow
 class ChildrenSpec extends AnyFlatSpec with Matchers:
   private def classpath: String =
     val deps = Path.of("target", "runtime-classpath.txt")

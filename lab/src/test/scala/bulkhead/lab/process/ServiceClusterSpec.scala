@@ -4,8 +4,10 @@ import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 /** When N service nodes count as joined, read on real scrapes of a 2-node cluster's /metrics (3 routees per node). */
+@Slow
 class ServiceClusterSpec extends AnyFlatSpec with Matchers:
   private def scrape(name: String): MetricsReading = MetricsReading.parse(Fixtures.text(s"cluster/$name"))
   private val (front, second) = ("127.0.0.1:25901", "127.0.0.1:25902")

@@ -1,6 +1,6 @@
 package bulkhead.lab.record
 
-import bulkhead.lab.load.{ClosedLoopUsers, RequestLog, RequestOutcome}
+import bulkhead.lab.load.ClosedLoopUsers
 import bulkhead.lab.sample.{Retained, Sample}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec

@@ -1,6 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.bench.BenchSuite
+import bulkhead.lab.process.Environment
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

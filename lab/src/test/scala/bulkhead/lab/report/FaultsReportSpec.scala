@@ -1,7 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.cli.ReportCommand
-import bulkhead.lab.load.RequestOutcome
+import bulkhead.lab.record.RequestOutcome
 import bulkhead.lab.record.{OutcomeCount, RecordJson, RunRecord}
 import bulkhead.lab.testkit.Fixtures
 import org.jsoup.Jsoup
@@ -108,7 +108,7 @@ class FaultsReportSpec extends AnyFlatSpec with Matchers:
 
   "A report of scenario runs" should "have no fault section" in {
     val report = FaultsReport.of(Fixtures.records("pool-4-c16-verify-jdk25"))
-    report.verdict.isEmpty shouldBe true
+    report.checks.isEmpty shouldBe true
     report.markdown shouldBe ""
     report.html shouldBe ""
   }

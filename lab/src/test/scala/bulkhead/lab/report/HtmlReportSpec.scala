@@ -6,6 +6,7 @@ import bulkhead.lab.testkit.{Fixtures, RenderedReport}
 import org.jsoup.nodes.Document
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Path
 import scala.jdk.CollectionConverters.*
@@ -14,6 +15,7 @@ import scala.jdk.CollectionConverters.*
  * The report of a recorded real run (pool-4 under 16 wrk connections, then its `--verify` re-run), rendered and
  * opened in headless chromium: what a person sees once the page's scripts ran.
  */
+@Slow
 class HtmlReportSpec extends AnyFlatSpec with Matchers:
   private val report =
     RenderedReport(Path.of(getClass.getResource("/fixtures/records/pool-4-c16-verify-jdk25").toURI), "report-fixture")

@@ -5,6 +5,7 @@ import bulkhead.lab.record.RecordJson
 import bulkhead.lab.testkit.RenderedReport
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
@@ -15,6 +16,7 @@ import scala.jdk.StreamConverters.*
  * again from its result.json files and opened in headless chromium: a card, the charts and the tables for every
  * scenario, as a person sees the demo's report.
  */
+@Slow
 class SeedSuiteReportSpec extends AnyFlatSpec with Matchers:
   private val newest: Path =
     val results = Path.of("..", "docs", "results").toAbsolutePath.normalize

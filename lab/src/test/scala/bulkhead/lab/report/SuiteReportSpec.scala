@@ -1,6 +1,7 @@
 package bulkhead.lab.report
 
 import bulkhead.lab.diagnose.Verification
+import bulkhead.lab.process.Environment
 import bulkhead.lab.record.RecordJson
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers

@@ -1,5 +1,6 @@
 package bulkhead.lab.report
 
+import bulkhead.lab.process.Environment
 import bulkhead.lab.record.RecordJson
 import org.jsoup.Jsoup
 import org.scalatest.flatspec.AnyFlatSpec

@@ -7,10 +7,12 @@ import bulkhead.lab.scenario.Scenario
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.{Files, Path}
 
 /** The lab end to end: the real service in its own JVM, real wrk, real thread dumps. */
+@Slow
 class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
 
   "The lab" should "diagnose a pool of 4 threads under 16 connections as capped at 40 req/s from what it measured" in {

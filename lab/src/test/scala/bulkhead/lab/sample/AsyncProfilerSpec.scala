@@ -5,10 +5,12 @@ import bulkhead.lab.report.ProfileStages
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 
 /** async-profiler loaded into a real JVM (the service) while it answers requests, as `bench --profile` does. */
+@Slow
 class AsyncProfilerSpec extends AnyFlatSpec with Matchers:
 
   "AsyncProfiler" should "write a flame graph and collapsed stacks of what a running JVM did between start and stop" in {

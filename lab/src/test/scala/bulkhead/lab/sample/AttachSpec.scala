@@ -4,6 +4,7 @@ import bulkhead.lab.process.Stack
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Files
 
@@ -11,6 +12,7 @@ import java.nio.file.Files
  * The attach API from the lab's own JVM, on a real JVM (the service, whose dump is larger than the 16 KB a first read
  * buffer holds): whole answers, not a first chunk.
  */
+@Slow
 class AttachSpec extends AnyFlatSpec with Matchers:
 
   "Attach" should "read a JVM's whole thread dump, to HotSpot's closing line, without launching jcmd" in {

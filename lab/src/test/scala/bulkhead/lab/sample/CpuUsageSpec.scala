@@ -2,7 +2,9 @@ package bulkhead.lab.sample
 
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
+@Slow
 class CpuUsageSpec extends AnyFlatSpec with Matchers:
   "CpuUsage.compilerSeconds" should "read a JVM's JIT compiler threads, which grow while it compiles" in {
     val pid = ProcessHandle.current().pid()

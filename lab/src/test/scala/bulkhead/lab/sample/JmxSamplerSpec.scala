@@ -1,8 +1,9 @@
 package bulkhead.lab.sample
 
-import bulkhead.lab.cli.{DiagnoseCommand, ThreadsCommand}
+import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags, ThreadsCommand}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.net.{InetAddress, ServerSocket}
@@ -15,6 +16,7 @@ import scala.concurrent.duration.*
  * A JVM reached only over JMX, on loopback: `JmxWorkers` (three pools whose threads stand still) started with its JMX
  * agent on, without and with authentication, read by the lab's JMX sampler and set beside its jcmd dump.
  */
+@Slow
 class JmxSamplerSpec extends AnyFlatSpec with Matchers:
   private val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
   private val source = Path.of(getClass.getResource("/jvm/JmxWorkers.java").toURI).toString
@@ -84,7 +86,7 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
   it should "serve lab diagnose --jmx --no-load and lab threads --jmx, with the JVM's own JDK and cores" in
     withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (_, address) =>
       val dir = Files.createTempDirectory("diagnose-jmx")
-      val options = DiagnoseCommand.Options(jmx = Some(address), noLoad = true, duration = 2.seconds, every = 1.second)
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Some(address)), noLoad = true, duration = 2.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       record.info.name shouldBe s"jmx-127.0.0.1-${address.port}"
       record.info.target shouldBe s"jmx 127.0.0.1:${address.port}"

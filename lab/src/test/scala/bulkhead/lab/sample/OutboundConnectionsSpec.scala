@@ -2,11 +2,13 @@ package bulkhead.lab.sample
 
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{ServerSocket, Socket}
 import scala.util.Using
 
 /** A process's outbound connections by remote address, from /proc. */
+@Slow
 class OutboundConnectionsSpec extends AnyFlatSpec with Matchers:
   "OutboundConnections" should "read an address of /proc/net/tcp, IPv4 and IPv4-mapped IPv6" in {
     OutboundConnections.address("0100007F:1F90") shouldBe "127.0.0.1:8080"

@@ -2,10 +2,12 @@ package bulkhead.lab.sample
 
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.Path
 
 /** The sampler on a live JVM of this JDK, whose virtual threads only a JSON dump shows (JDK 21+). */
+@Slow
 class ServiceSamplerSpec extends AnyFlatSpec with Matchers:
 
   "ServiceSampler" should "count a live JVM's virtual threads in their pool, asleep with a request's worth of work" in {

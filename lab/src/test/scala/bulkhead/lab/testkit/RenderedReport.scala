@@ -1,7 +1,8 @@
 package bulkhead.lab.testkit
 
+import bulkhead.lab.process.Environment
 import bulkhead.lab.record.{RecordJson, RunRecord}
-import bulkhead.lab.report.{Environment, SuiteReport}
+import bulkhead.lab.report.SuiteReport
 import org.jsoup.Jsoup
 import org.jsoup.nodes.Document
 import org.scalatest.Assertions.fail

@@ -7,6 +7,7 @@ import bulkhead.service.testkit.{RedisProcess, ServiceProcess}
 import org.apache.pekko.actor.ExtendedActorSystem
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.http.HttpTimeoutException
 import java.nio.file.Path
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutionException
  * Two service JVMs joined over Artery on loopback, in front of a real redis-server and the real stub: lookups routed
  * across nodes and answered back, then one node SIGKILLed under load.
  */
+@Slow
 class ClusterRoutingSpec extends AnyFlatSpec with Matchers:
 
   "A service without cluster settings" should "keep the local actor provider and open no remoting socket" in

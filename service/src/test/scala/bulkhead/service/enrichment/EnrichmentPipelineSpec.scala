@@ -7,8 +7,10 @@ import bulkhead.service.testkit.TestService.*
 import bulkhead.stub.CustomerDirectory
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 /** The pipeline end to end: a real redis-server, the real stub over HTTP, the service over a real socket. */
+@Slow
 class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
 
   private def pipeline[A](extra: (String, Any)*)(body: (TestService.type, RedisProcess, bulkhead.stub.RunningStub,

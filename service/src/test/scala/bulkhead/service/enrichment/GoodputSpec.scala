@@ -8,6 +8,7 @@ import bulkhead.service.testkit.{ClosedLoop, RedisProcess}
 import bulkhead.stub.RunningStub
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.util.concurrent.Executors
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
@@ -20,6 +21,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
  * and 100 users in a closed loop. The cap is 8 answers a second; the service must keep serving it and refuse the rest
  * at once (503 with Retry-After), with every other setting as shipped.
  */
+@Slow
 class GoodputSpec extends AnyFlatSpec with Matchers:
   private val Users = 100
   private val Slots = 8

@@ -5,6 +5,7 @@ import bulkhead.service.testkit.RawHttp
 import bulkhead.service.testkit.TestService.*
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.Socket
 import java.nio.charset.StandardCharsets.ISO_8859_1
@@ -17,6 +18,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
  * status HTTP mandates for it (listed with the entry), never a 5xx, a stack trace, a hung connection, or a connection
  * closed without an answer.
  */
+@Slow
 class BadInputSpec extends AnyFlatSpec with Matchers:
 
   private def exchange(port: Int, raw: String): String = RawHttp.exchange(port, raw).response

@@ -5,6 +5,7 @@ import bulkhead.service.testkit.RawHttp
 import bulkhead.service.testkit.TestService.*
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{ServerSocket, Socket}
 import java.nio.charset.StandardCharsets.ISO_8859_1
@@ -14,6 +15,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.util.Using
 
 /** The server over real sockets: timeouts, abandoned requests, connections above the limit, slow clients. */
+@Slow
 class HttpServerSpec extends AnyFlatSpec with Matchers:
 
   private def inFlight(s: bulkhead.service.RunningService, mode: String): Double =

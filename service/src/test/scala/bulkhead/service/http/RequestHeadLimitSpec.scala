@@ -4,6 +4,7 @@ import bulkhead.service.testkit.RawHttp
 import bulkhead.service.testkit.TestService.*
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.IOException
 import java.net.Socket
@@ -14,6 +15,7 @@ import scala.concurrent.duration.*
  * max-head-bytes over real sockets, with the shipped default (64 KiB): each header within Pekko's limits; and
  * max-head-bytes-in-progress, the heads of every connection together, set small.
  */
+@Slow
 class RequestHeadLimitSpec extends AnyFlatSpec with Matchers:
 
   /** `count` headers of `size` bytes each: under Pekko's own limits (64 headers, 8 KiB a value) one by one. */

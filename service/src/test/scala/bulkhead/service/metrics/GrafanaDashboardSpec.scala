@@ -5,6 +5,7 @@ import com.github.plokhotnyuk.jsoniter_scala.core.{JsonValueCodec, readFromArray
 import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.nio.file.{Files, Path}
 
@@ -13,6 +14,7 @@ import java.nio.file.{Files, Path}
  * on the declared data source input), queries that parse as PromQL, and metric names that a real scrape of the
  * service has.
  */
+@Slow
 class GrafanaDashboardSpec extends AnyFlatSpec with Matchers:
   import GrafanaDashboardSpec.*
 

@@ -5,10 +5,12 @@ import bulkhead.service.testkit.HttpProbe.metric
 import bulkhead.service.testkit.{Promtool, ServedTraffic}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.util.concurrent.TimeUnit
 
 /** The service's meters as Prometheus text. */
+@Slow
 class ServiceMetricsSpec extends AnyFlatSpec with Matchers:
 
   private def bucket(text: String, route: String, status: Int, le: String) =

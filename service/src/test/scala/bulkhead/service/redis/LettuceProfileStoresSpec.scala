@@ -7,6 +7,7 @@ import bulkhead.service.testkit.RedisProcess
 import com.typesafe.config.ConfigFactory
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.net.{ServerSocket, Socket}
@@ -16,6 +17,7 @@ import scala.concurrent.{Await, ExecutionContext}
 import scala.util.control.NonFatal
 
 /** Profiles from a real redis-server through Lettuce: reading, connections per routee, and Redis going away. */
+@Slow
 class LettuceProfileStoresSpec extends AnyFlatSpec with Matchers:
   // Lettuce opens its connections in the background; a cold JVM on a loaded 2-core machine took over 10 s once.
   private given ExecutionContext = ExecutionContext.global

@@ -6,6 +6,7 @@ import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.{ConcurrentLinkedQueue, CountDownLatch, Executors, TimeUnit}
@@ -14,6 +15,7 @@ import scala.concurrent.{Await, Future, Promise}
 import scala.jdk.CollectionConverters.*
 
 /** Admission in front of a scripted third party whose calls answer when the test says: slots, the wait, refusals. */
+@Slow
 class AdmittedSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val testKit = ActorTestKit()
   override def afterAll(): Unit = testKit.shutdownTestKit()

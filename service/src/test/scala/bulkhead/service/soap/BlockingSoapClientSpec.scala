@@ -8,11 +8,13 @@ import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import scala.concurrent.duration.*
 import scala.concurrent.{Await, Future}
 
 /** The blocking client on a real work queue against the real stub over HTTP: the queue's wait bound and the timeout. */
+@Slow
 class BlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val testKit = ActorTestKit()
   private given org.apache.pekko.actor.typed.ActorSystem[?] = testKit.system

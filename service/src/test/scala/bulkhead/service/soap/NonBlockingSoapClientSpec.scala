@@ -11,6 +11,7 @@ import org.apache.pekko.stream.impl.io.IoLoops
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{InetAddress, ServerSocket, Socket}
 import java.util.concurrent.ConcurrentLinkedQueue
@@ -20,6 +21,7 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
 /** The non-blocking client on Pekko's host pool against a real socket: a call cancelled at its deadline frees its slot. */
+@Slow
 class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val testKit = ActorTestKit()
   private given org.apache.pekko.actor.typed.ActorSystem[?] = testKit.system

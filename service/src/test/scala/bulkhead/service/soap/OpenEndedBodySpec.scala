@@ -6,11 +6,13 @@ import org.apache.pekko.util.ByteString
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.util.concurrent.TimeoutException
 import scala.concurrent.duration.*
 import scala.concurrent.{Await, Promise}
 
+@Slow
 class OpenEndedBodySpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val testKit = ActorTestKit()
   override def afterAll(): Unit = testKit.shutdownTestKit()

@@ -9,6 +9,7 @@ import org.apache.pekko.stream.testkit.scaladsl.TestSink
 import org.apache.pekko.util.ByteString
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.{ConnectException, InetSocketAddress, Socket}
 import java.nio.file.{Files, Path}
@@ -18,6 +19,7 @@ import scala.jdk.CollectionConverters.*
 import scala.util.Using
 
 /** The batch-accepting bind over real sockets: what it accepts, what it holds, and how it stops. */
+@Slow
 class BatchAcceptSourceSpec extends AnyFlatSpec with Matchers:
 
   private def withSystem[A](body: ActorSystem ?=> A): A =

@@ -6,6 +6,7 @@ import org.apache.pekko.stream.scaladsl.{Flow, Keep, Sink, Tcp}
 import org.apache.pekko.util.ByteString
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.io.{ByteArrayOutputStream, IOException}
 import java.net.{ConnectException, InetSocketAddress, Socket}
@@ -14,6 +15,7 @@ import scala.concurrent.duration.*
 import scala.concurrent.{Await, Future, Promise}
 
 /** The selector transport over real sockets: what it reads and writes, under back-pressure, and how it closes. */
+@Slow
 class SelectorTransportSpec extends AnyFlatSpec with Matchers:
 
   private def withTransport[A](body: (ActorSystem, IoLoops) ?=> A): A =

@@ -1,0 +1,82 @@
+package bulkhead.lab.checks
+
+import bulkhead.lab.record.RequestOutcome
+import bulkhead.lab.record.{FaultTimeline, RecordJson, RunRecord, ServiceWatch}
+import bulkhead.lab.report.FaultsReport
+import bulkhead.lab.testkit.Fixtures
+import org.scalatest.flatspec.AnyFlatSpec
+import org.scalatest.matchers.should.Matchers
+
+import java.nio.file.Files
+
+/**
+ * The verdict on hostile clients, on a run recorded on this machine (`lab faults --only large-heads`: 2,000
+ * connections holding a head just under max-head-bytes, 200 sending one past it) and on its edits.
+ */
+class HostileChecksSpec extends AnyFlatSpec with Matchers:
+  private val heads = Fixtures.faultRun("large-heads")
+  private def timeline(r: RunRecord) = r.fault.get
+  private def edit(r: RunRecord)(f: FaultTimeline => FaultTimeline) = r.copy(fault = r.fault.map(f))
+  private def watched(r: RunRecord)(f: ServiceWatch => ServiceWatch) = edit(r)(t => t.copy(watch = t.watch.map(f)))
+  private def failed(r: RunRecord) = FaultChecks.checks(r, timeline(r).before).filterNot(_.passed).map(_.name)
+  private def hostileChecks(r: RunRecord) = HostileChecks.checks(timeline(r)).map(_.name)
+
+  "A recorded run of large heads" should "pass every check, the hostile clients' included" in {
+    FaultChecks.checks(heads, timeline(heads).before).filterNot(_.passed) shouldBe empty
+    hostileChecks(heads) should have size 3
+    val byGroup = timeline(heads).hostile.map(h => h.group -> h).toMap
+    byGroup("large-heads").statuses shouldBe Map(200 -> 2000)
+    byGroup("oversized-heads").statuses shouldBe Map(431 -> 200)
+    byGroup("large-heads").heldHeapMb.get should be > timeline(heads).before.heapMb.get
+    timeline(heads).watch.get.descriptorsMax.get should be > 2000
+  }
+
+  it should "survive a round trip through its result.json" in {
+    val dir = Files.createTempDirectory("large-heads")
+    RecordJson.read(RecordJson.write(heads, dir)) shouldBe Right(heads)
+  }
+
+  it should "fail when /health was slower than a second, or unanswered, once the fault was injected" in {
+    val at = timeline(heads).injectAt.toInt + 1
+    failed(watched(heads)(w => w.copy(seconds = w.seconds.map(s =>
+      if s.second == at then s.copy(healthWorstMs = 1500) else s)))) shouldBe
+      Seq("/health within 1 s from the fault to the run's end")
+    failed(watched(heads)(w => w.copy(seconds = w.seconds.map(s =>
+      if s.second == at then s.copy(healthOk = s.healthOk - 1) else s)))) shouldBe
+      Seq("/health within 1 s from the fault to the run's end")
+    // Before the fault it is a figure, not a check.
+    failed(watched(heads)(w => w.copy(seconds = w.seconds.map(s =>
+      if s.second == 0 then s.copy(healthWorstMs = 1500) else s)))) shouldBe empty
+  }
+
+  it should "fail when the log grew by a line a hostile request" in {
+    val requests = timeline(heads).hostile.map(_.requests).sum
+    val lineEach = watched(heads)(w => w.copy(logBytesAfter = w.logBytesBefore + requests * 200L))
+    failed(lineEach) shouldBe Seq("log bounded (under 1 byte a hostile request, or 4,096 bytes in all)")
+    // A few rate-limited lines are bounded whatever the count of requests.
+    failed(watched(heads)(w => w.copy(logBytesAfter = w.logBytesBefore + 3000))) shouldBe empty
+  }
+
+  it should "fail when a hostile client got an answer the design does not give it" in {
+    val other = edit(heads)(t => t.copy(hostile = t.hostile.map(h =>
+      if h.group == "oversized-heads" then h.copy(outcomes = h.outcomes + (RequestOutcome.Status(500) -> 1)) else h)))
+    failed(other) shouldBe Seq("hostile clients get designed answers only")
+  }
+
+  it should "fail when the run recorded no watch of the service" in {
+    failed(edit(heads)(_.copy(watch = None))) shouldBe Seq("service watched (/health, log)")
+  }
+
+  it should "show its figures in the faults report: /health, log bytes, descriptors and each hostile group" in {
+    val report = FaultsReport.of(Seq(heads))
+    report.matrixHeader should contain allOf ("/health slowest", "log bytes", "descriptors before/max/after")
+    val md = report.markdown
+    md should include("hostile, large-heads")
+    md should include("431: 200")
+    md should include("while held (after a full GC)")
+    md should include("/health (every 250 ms")
+  }
+
+  "A run without hostile clients" should "get no hostile checks (its watch is a figure)" in {
+    hostileChecks(Fixtures.faultRun("reset")) shouldBe empty
+  }
