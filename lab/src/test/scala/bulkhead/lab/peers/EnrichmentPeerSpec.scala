@@ -6,6 +6,7 @@ import bulkhead.lab.testkit.Fixtures
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.tags.Slow
 
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
@@ -16,6 +17,7 @@ import java.time.Duration
  * The Vert.x pipeline beside bulkhead, both started by the lab against one real stub and one real redis-server: for
  * each request, the same status, Content-Type and body bytes, so a benchmark of the two compares the same work.
  */
+@Slow
 class EnrichmentPeerSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val dir = Files.createTempDirectory("lab-enrichment-peer")
   private val stack = Stack(Fixtures.launch, dir)
