@@ -21,12 +21,13 @@ object SoapMessages:
   // against 3.4 KB reused). A reader is not thread-safe; a thread's is used by that thread alone, closed after each
   // request. No DTD: a DOCTYPE is refused, so no entity is ever expanded.
   private val inputs = ThreadLocal.withInitial(() =>
-    val f = XMLInputFactory.newFactory()
+    val f = XMLInputFactory.newDefaultFactory()
     f.setProperty(XMLInputFactory.SUPPORT_DTD, false)
     f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false)
     f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true)
-    // The JDK's reader honours it (com.sun.xml.internal.stream); another implementation may not know it.
-    try f.setProperty("reuse-instance", true) catch case _: IllegalArgumentException => ()
+    // The JDK's own reader (newDefaultFactory: no lookup of providers on the classpath inside a thread's first
+    // answer) knows this property of its implementation.
+    f.setProperty("reuse-instance", true)
     f)
 
   private val IdPath = Array("Body", "GetCustomer", "customerId")

@@ -13,12 +13,13 @@ final class SafeXml(maxBytes: Int):
   // scala-xml tree built every node. A reader is not thread-safe; a thread's is used by that thread alone, closed
   // after each answer. Virtual threads live for one call, so each still builds one.
   private val factories = ThreadLocal.withInitial(() =>
-    val f = XMLInputFactory.newFactory()
+    val f = XMLInputFactory.newDefaultFactory()
     f.setProperty(XMLInputFactory.SUPPORT_DTD, false)
     f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false)
     f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true)
-    // The JDK's reader honours it (com.sun.xml.internal.stream); another implementation may not know it.
-    try f.setProperty("reuse-instance", true) catch case _: IllegalArgumentException => ()
+    // The JDK's own reader (newDefaultFactory: no lookup of providers on the classpath inside a thread's first
+    // answer) knows this property of its implementation.
+    f.setProperty("reuse-instance", true)
     f)
 
   /**
