@@ -2,23 +2,40 @@ package bulkhead.lab
 
 import bulkhead.lab.bench.BenchSuite
 import bulkhead.lab.cli.*
-import bulkhead.lab.process.Children
+import bulkhead.lab.process.{Children, Launch}
 
-/** `./bulkhead lab <command>` and `./bulkhead demo`: dispatches to one command, each with its own `--help`. */
+/**
+ * `java -jar bulkhead-lab.jar <command>`, `./bulkhead lab <command>` and `./bulkhead demo`: dispatches to one command,
+ * each with its own `--help`. The jar runs the tool's commands; a clone of the repository runs its jobs too.
+ */
 object LabMain:
-  val Commands: Seq[LabCommand] = Seq(RunCommand, DemoCommand, ReportCommand, DiagnoseCommand, AccuracyCommand,
-    ThreadsCommand, AnalyzeCommand, FaultsCommand, BenchCommand,
-    ClusterFaultsCommand, GateCommand, CapacityCommand)
+  /** What a user runs on a service of their own: the commands bulkhead-lab.jar ships. */
+  val Tool: Seq[LabCommand] = Seq(DiagnoseCommand, CapacityCommand, ThreadsCommand, AnalyzeCommand, ReportCommand,
+    GateCommand)
+
+  /**
+   * The repository's jobs: they start its service, its stub and the peers from a clone's build, and load libraries
+   * the jar leaves out; initialised only where those are at hand ([[Launch.inRepository]]).
+   */
+  lazy val Jobs: Seq[LabCommand] = Seq(RunCommand, DemoCommand, AccuracyCommand, FaultsCommand, BenchCommand,
+    ClusterFaultsCommand)
+
+  /** The jobs' names, known without loading them (the jar names them in its answer to one). */
+  val JobNames: Seq[String] = Seq("run", "demo", "accuracy", "faults", "bench", "cluster-faults")
+
+  def commands: Seq[LabCommand] = if Launch.inRepository then Tool ++ Jobs else Tool
 
   def usage: String =
-    val width = Commands.map(_.name.length).max
-    s"""usage: ./bulkhead lab <command> [options]   (./bulkhead lab <command> --help for its options)
+    val width = (Tool ++ (if Launch.inRepository then Jobs else Nil)).map(_.name.length).max
+    def lines(cs: Seq[LabCommand]) = cs.map(c => s"  ${c.name.padTo(width, ' ')}  ${c.summary}").mkString("\n")
+    val jobs =
+      if Launch.inRepository then s"\n\nthe repository's jobs:\n${lines(Jobs)}\n\nbench suites: ${BenchSuite.All.map(_.name).mkString(", ")}"
+      else s"\n\nin a clone of the repository, ./bulkhead lab also runs its jobs: ${JobNames.mkString(", ")}"
+    s"""usage: bulkhead lab <command> [options]   (<command> --help for its options; --version)
        |
-       |${Commands.map(c => s"  ${c.name.padTo(width, ' ')}  ${c.summary}").mkString("\n")}
-       |
-       |bench suites: ${BenchSuite.All.map(_.name).mkString(", ")}""".stripMargin
+       |${lines(Tool)}$jobs""".stripMargin
 
-  /** The project's version, written into `version.properties` by Maven from the pom. */
+  /** The release this lab is, written into `version.properties` by Maven from the parent pom. */
   lazy val version: String =
     val properties = java.util.Properties()
     Option(getClass.getResourceAsStream("version.properties")).foreach(in =>
@@ -33,8 +50,12 @@ object LabMain:
       case ("--version" | "version") :: _ =>
         println(s"bulkhead lab $version")
         0
-      case name :: rest => Commands.find(_.name == name) match
+      case name :: rest => commands.find(_.name == name) match
         case Some(command) => command.main(rest)
+        case None if JobNames.contains(name) =>
+          System.err.println(s"bulkhead lab: '$name' is a job of the bulkhead repository (it starts bulkhead's own " +
+            s"service and peers): in a clone, ./bulkhead lab $name")
+          2
         case None =>
           System.err.println(s"bulkhead lab: unknown command '$name'\n$usage")
           2

@@ -1,6 +1,7 @@
 package bulkhead.service
 
-import bulkhead.service.config.{ServiceCommandLine, ServiceSettings}
+import bulkhead.service.config.{ServiceCommandLine, ServiceSettings, SocketTransport}
+import bulkhead.service.http.HttpServer
 import com.sun.management.HotSpotDiagnosticMXBean
 
 import java.lang.management.ManagementFactory
@@ -11,7 +12,8 @@ import scala.util.Try
  * request heads in progress: Pekko's parser holds a head's bytes and the headers parsed from them until the head
  * ends, 2.1-2.3 times its bytes, and at most `max-head-bytes-in-progress` of them on every connection together (256 MiB
  * with the shipped settings, below max-connections x max-head-bytes, 1 GiB); beside them, the state Pekko keeps for
- * each connection and the service's own working set. A heap short of that is an OutOfMemoryError waiting for a few
+ * each connection, the bytes each connection's transport reads ahead of the HTTP layer (what a client that sends what
+ * the service does not take makes it hold) and the service's own working set. A heap short of that is an OutOfMemoryError waiting for a few
  * thousand hostile clients, so `serve` refuses to start instead, naming the settings to lower; the launcher gives
  * `serve` this heap unless the user chose one.
  */
@@ -38,6 +40,15 @@ object HeapBudget:
    */
   val HeadByteCost: Double = 2.5
 
+  /**
+   * Bytes one connection's transport may hold read and not yet taken by the HTTP layer: the selector transport's
+   * read-ahead (its reads are capped by it), or one read of Pekko's (`pekko.io.tcp.direct-buffer-size`, held in the
+   * one-element read-ahead stage Pekko puts after its pull-mode TCP stage, which reads no more until it is taken).
+   */
+  def readAheadBytes(settings: ServiceSettings): Long = settings.server.transport match
+    case SocketTransport.Selector => HttpServer.ReadAheadBytes.toLong
+    case SocketTransport.Pekko => settings.server.pekkoReadBytes.toLong
+
   /** The bytes of heads in progress `settings` let the server hold at once: the budget, or every head at its limit. */
   def headBytes(settings: ServiceSettings): Long =
     val s = settings.server
@@ -53,9 +64,13 @@ object HeapBudget:
       else
         s"bulkhead.service.server.max-connections=${s.maxConnections} x " +
           s"bulkhead.service.server.max-head-bytes=${s.maxHeadBytes}"
+    val accepted = s.maxConnections.toLong + s.refusedConnections
+    val readAhead = readAheadBytes(settings)
     Seq(
       s"request heads in progress ($bound, x $HeadByteCost heap a byte)" -> (heads * HeadByteCost).ceil.toLong,
       s"connection state (${s.maxConnections} x ${ConnectionBytes / 1024} KiB)" -> s.maxConnections * ConnectionBytes,
+      s"bytes read ahead ($accepted connections with refused-connections x ${readAhead / 1024.0} KiB, " +
+        s"server.transport=${s.transport.key})" -> accepted * readAhead,
       "the service's own working set" -> BaseBytes)
 
   /** The sum of [[needs]], in bytes. */

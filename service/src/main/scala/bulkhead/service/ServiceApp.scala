@@ -46,6 +46,7 @@ object ServiceApp:
     warmAndMeter(system, metrics)
 
     val soap = SoapClients(settings.enrichment, metrics.registry)
+    soap.ioLoops.foreach(metrics.bindSelectorThreads)
     soap.workQueue.foreach(q => metrics.bindPool(PoolProbe.adopt(name, Pools.SoapWorkQueue, q)))
     metrics.bindBreaker(soap.breaker)
     val stores = LettuceProfileStores(settings.enrichment.redis, settings.enrichment.routees)
@@ -78,6 +79,7 @@ object ServiceApp:
       HttpServer.bind(settings, routes.route, if settings.server.fastPath then routes.fastPath else PartialFunction.empty,
         metrics.connections, headBytes).map(_ -> m))
     bound.map { case (binding, metricsBinding) =>
+      binding.ioLoops.foreach(metrics.bindSelectorThreads)
       ready.set(true)
       settings.portFile.foreach(f => Files.writeString(Path.of(f), binding.localAddress.getPort.toString))
       val stopped = new java.util.concurrent.atomic.AtomicReference[Future[Done]]()

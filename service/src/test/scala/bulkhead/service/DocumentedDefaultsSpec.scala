@@ -22,7 +22,7 @@ class DocumentedDefaultsSpec extends AnyFlatSpec with Matchers:
     .reduce(_.withFallback(_)).resolve()
   private val pages: Seq[Path] =
     Files.list(Path.of("../docs")).iterator().asScala.filter(_.toString.endsWith(".md"))
-      .filterNot(p => Notebooks(p.getFileName.toString)).toSeq.sorted :+ Path.of("../README.md")
+      .toSeq.sorted :+ Path.of("../README.md")
 
   "A default the docs give" should "be the one reference.conf declares" in {
     val wrong = for
@@ -57,9 +57,6 @@ class DocumentedDefaultsSpec extends AnyFlatSpec with Matchers:
   }
 
 object DocumentedDefaultsSpec:
-  /** Pages that record what was tried, run by run, rather than what is: dated notes under docs/results/ to be. */
-  val Notebooks: Set[String] = Set("profile.md")
-
   /** A value a page gives a key, at a line. */
   final case class Stated(key: String, value: String, line: Int)
 

@@ -10,15 +10,64 @@ import java.net.{ConnectException, Socket}
 import scala.concurrent.Await
 import scala.concurrent.duration.*
 
+/**
+ * The service over real sockets. The cases that hold the socket layer to its promises (answering, draining on stop,
+ * several listeners on a port, counting connections) run on both transports: the selector threads it ships with and
+ * Pekko's TCP actors (`server.transport = pekko`), so that the fallback cannot rot unseen.
+ */
 @Slow
 class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
-  "The service" should "answer /hello and /health over a real socket" in withService() { s =>
-    val hello = get(url(s, "/hello"))
-    (hello.status, hello.body) shouldBe (200, "OK")
-    hello.headers.get("content-type") shouldBe Some("text/plain; charset=UTF-8")
-    get(url(s, "/health")).status shouldBe 200
-  }
+  behavior of "The service"
+
+  for (transport, on) <- Transports do
+    it should s"answer /hello and /health over a real socket ($transport)" in withService(on*) { s =>
+      val hello = get(url(s, "/hello"))
+      (hello.status, hello.body) shouldBe (200, "OK")
+      hello.headers.get("content-type") shouldBe Some("text/plain; charset=UTF-8")
+      get(url(s, "/health")).status shouldBe 200
+    }
+
+    it should s"drain an in-flight request on stop, then refuse connections ($transport)" in {
+      var port = 0
+      withService(on*) { s =>
+        port = s.port
+        val inFlight = getAsync(url(s, "/work/pool?ms=1000"))
+        eventually()(metric(get(url(s, "/metrics")).body, """executor_active_threads{name="blocking-pool"}""")
+          .contains(1.0)) shouldBe true
+        Await.result(s.stop(), 30.seconds)
+        inFlight.get().status shouldBe 200
+      }
+      a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
+    }
+
+    it should "listen on several sockets of one port (SO_REUSEPORT), answer through each, and close them all on stop" +
+      s" (accepting in batches, $transport)" in {
+      var port = 0
+      withService(on ++ Seq("bulkhead.service.server.listeners" -> 3, "bulkhead.service.server.accept-batch" -> 16)*) {
+        s =>
+          port = s.port
+          s.binding.bindings should have size 3
+          s.binding.bindings.map(_.localAddress.getPort).distinct shouldBe Seq(port)
+          listening(port) shouldBe 3
+          // Connections opened together are spread by the kernel over the listeners; every one is answered.
+          val replies = (1 to 60).map(_ => getAsync(url(s, "/hello?fresh"))).map(_.get())
+          replies.map(_.status).distinct shouldBe Seq(200)
+          Await.result(s.stop(), 30.seconds)
+      }
+      listening(port) shouldBe 0
+      a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
+    }
+
+    it should s"count the connections it serves in /metrics, up as they open and down as they close ($transport)" in
+      withService(on*) { s =>
+        def open = metric(get(url(s, "/metrics")).body, "http_server_connections_open").get
+        val before = open // the scrape's own connection(s)
+        val sockets = (1 to 5).map(_ => Socket("127.0.0.1", s.port))
+        try eventually()(open >= before + 5) shouldBe true
+        finally sockets.foreach(_.close())
+        eventually()(open <= before) shouldBe true
+      }
 
   it should "run exactly fixed-pool-size /work/pool requests at once, queueing the rest" in withService(
     "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 4) { s =>
@@ -71,46 +120,6 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       blocking.count(_.isDone) should be > 0
       blocking.foreach(_.get().status shouldBe 200)
     }
-
-  it should "drain an in-flight request on stop, then refuse connections" in {
-    var port = 0
-    withService() { s =>
-      port = s.port
-      val inFlight = getAsync(url(s, "/work/pool?ms=1000"))
-      eventually()(metric(get(url(s, "/metrics")).body, """executor_active_threads{name="blocking-pool"}""")
-        .contains(1.0)) shouldBe true
-      Await.result(s.stop(), 30.seconds)
-      inFlight.get().status shouldBe 200
-    }
-    a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
-  }
-
-  it should "listen on several sockets of one port (SO_REUSEPORT), answer through each, and close them all on stop" +
-    " (accepting in batches)" in {
-    var port = 0
-    withService("bulkhead.service.server.listeners" -> 3, "bulkhead.service.server.accept-batch" -> 16) { s =>
-      port = s.port
-      s.binding.bindings should have size 3
-      s.binding.bindings.map(_.localAddress.getPort).distinct shouldBe Seq(port)
-      listening(port) shouldBe 3
-      // Connections opened together are spread by the kernel over the listeners; every one is answered.
-      val replies = (1 to 60).map(_ => getAsync(url(s, "/hello?fresh"))).map(_.get())
-      replies.map(_.status).distinct shouldBe Seq(200)
-      Await.result(s.stop(), 30.seconds)
-    }
-    listening(port) shouldBe 0
-    a[ConnectException] should be thrownBy Socket("127.0.0.1", port)
-  }
-
-  it should "count the connections it serves in /metrics, up as they open and down as they close" in withService() {
-    s =>
-      def open = metric(get(url(s, "/metrics")).body, "http_server_connections_open").get
-      val before = open // the scrape's own connection(s)
-      val sockets = (1 to 5).map(_ => Socket("127.0.0.1", s.port))
-      try eventually()(open >= before + 5) shouldBe true
-      finally sockets.foreach(_.close())
-      eventually()(open <= before) shouldBe true
-  }
 
   /**
    * 5,000 clients each send 60 s of pool work and leave at once. Every request of a client gone is abandoned, and a

@@ -76,4 +76,4 @@ object Main:
     Signal.handle(Signal("TERM"), _ => stub.stop())
     Signal.handle(Signal("INT"), _ => stub.stop())
     Await.ready(stub.system.whenTerminated, Duration.Inf)
-    sys.exit(0)
+    sys.exit(if stub.died.isCompleted then 1 else 0)

@@ -60,7 +60,7 @@ class HttpListenerSpec extends AnyFlatSpec with Matchers:
     }
   }
 
-  it should "answer a storm with Pekko's own bind too (accept-batch 1)" in {
+  it should "answer a storm accepting one connection per readiness too (accept-batch 1)" in {
     withStub("accept-batch" -> 1) { stub =>
       storm(stub.port, 200).distinct shouldBe Seq("HTTP/1.1 200 OK")
     }

@@ -37,7 +37,9 @@ object BenchSuite:
     BenchSuite("ab", "bulkhead's /hello with each of its costs switched off alone, then all, beside minimal Pekko HTTP",
       reference = Some("defaults")),
     BenchSuite("cluster", "/customers, blocking SOAP client (25 threads per node, stub 1 s), 100 clients on 1, 2, 3 nodes"),
-    BenchSuite("sampler", "the lab's own cost: /hello at c=100 and 2,000 held threads, sampling off, every 5 s, every 1 s"))
+    BenchSuite("sampler", "the lab's own cost: /hello at c=100, 2,000 held threads and 2,000 virtual threads, " +
+      "sampling off, every 5 s, every 1 s"),
+    BenchSuite("pause", "how long a sample stops the service: 200, 2,000 and 10,000 threads held 1 s each, sampled every 1 s"))
 
   def named(name: String): Option[BenchSuite] = All.find(_.name == name)
 

@@ -8,6 +8,7 @@ import bulkhead.lab.process.{Environment, Launch}
 import bulkhead.lab.record.RunRecord
 import bulkhead.lab.report.{CapacityReport, SuiteReport}
 import bulkhead.lab.run.{ProcessRun, ScenarioRunner}
+import bulkhead.lab.sample.MetricsScrape
 import bulkhead.lab.scenario.{Load, RateSteps, Scenario}
 import scopt.OParser
 
@@ -27,7 +28,7 @@ object CapacityCommand extends LabCommand:
       steps: Option[Int] = None, maxRate: Option[Double] = None, duration: Option[FiniteDuration] = None,
       timeout: Option[FiniteDuration] = None, connections: Int = CommonFlags.DefaultConnections,
       threads: Int = CommonFlags.DefaultThreads, every: FiniteDuration = CommonFlags.DefaultEvery,
-      out: Option[Path] = None)
+      out: Option[Path] = None, requests: RequestFlags = RequestFlags(), metrics: Seq[String] = Nil)
 
   private val parser =
     val b = OParser.builder[Options]
@@ -40,6 +41,8 @@ object CapacityCommand extends LabCommand:
         .action((p, o) => o.copy(paths = o.paths :+ p)),
       CommonFlags.jvm(b)(_.jvm, (o, j) => o.copy(jvm = j)),
       CommonFlags.url(b, "what the loads go to, with --pid or --jmx")((o, u) => o.copy(url = u)),
+      CommonFlags.requests(b)(_.requests, (o, r) => o.copy(requests = r)),
+      CommonFlags.metrics(b)((o, u) => o.copy(metrics = o.metrics :+ u)),
       opt[Int]("steps").valueName("<n>")
         .text(s"steps of the arrival rate (default: the scenario's load.rate-steps, else ${CapacityPlan.DefaultSteps})")
         .validate(n => if n >= 1 && n <= Scenario.MaxRateSteps then success
@@ -63,25 +66,34 @@ object CapacityCommand extends LabCommand:
       CommonFlags.out(b, "capacity")((o, d) => o.copy(out = Some(d))),
       checkConfig(o =>
         if o.jvm.named && o.paths.nonEmpty then failure("scenario files and --pid or --jmx exclude each other")
-        else if !o.jvm.named && o.url.nonEmpty then failure("--url goes with --pid or --jmx (a scenario names its own path)")
+        else if !o.jvm.named && (o.url.nonEmpty || o.requests.any || o.metrics.nonEmpty) then
+          failure("--url, --targets, the request flags and --metrics go with --pid or --jmx (a scenario names its own)")
         else if !o.jvm.named && o.paths.isEmpty then failure("give scenario files, or --pid (or --jmx) and --url")
         else if o.jvm.named && o.jvm.problem.isDefined then failure(o.jvm.problem.get)
-        else if o.jvm.named && o.url.isEmpty then failure("--pid or --jmx needs --url (what to load)")
+        else if o.jvm.named && o.url.isEmpty && o.requests.targets.isEmpty then
+          failure("--pid or --jmx needs --url or --targets (what to load)")
+        else if o.metrics.size > 1 then failure("--metrics is given once here (one JVM)")
+        else if o.jvm.named then o.requests.requests(o.url).fold(failure, _ => success)
         else success),
       help("help").text("print this help"))
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
     val dir = o.out.getOrElse(Paths.results(if o.jvm.named then s"capacity-${o.jvm.jvm.key}" else "capacity"))
     val command = s"./bulkhead lab capacity ${args.mkString(" ")}"
-    if o.jvm.named then process(o, dir, command) else scenarios(o, dir, command)
+    if o.jvm.named then process(o, dir, command)
+    else if !Launch.inRepository then
+      System.err.println("bulkhead lab capacity: scenario files start bulkhead's own service: in a clone, " +
+        "./bulkhead lab capacity FILE; for your JVM, --pid PID (or --jmx HOST:PORT) and --url URL")
+      2
+    else scenarios(o, dir, command)
   }
 
-  /** The generator, before anything starts: building it takes a minute once, better before a service than mid-curve. */
+  /** The open loop's generator, found before anything starts; without one, how to get it (exit 2, nothing started). */
   private def withVegeta(run: => Int): Int =
-    Vegeta.binary(println) match
+    Vegeta.binary() match
       case Left(err) =>
         System.err.println(s"bulkhead lab capacity: $err")
-        1
+        2
       case Right(_) => run
 
   /** The plan for a scenario: the command line's choices over the scenario's own, over the defaults. */
@@ -130,19 +142,24 @@ object CapacityCommand extends LabCommand:
 
   private def process(o: Options, dir: Path, command: String): Int =
     val jvm = o.jvm.jvm
-    jvm.refused match
+    val scrapes = o.metrics.map(MetricsScrape(_, o.requests.insecure))
+    jvm.refused.orElse(scrapes.map(_.check()).collectFirst { case Left(e) => s"--metrics: $e" }) match
       case Some(err) =>
         System.err.println(s"bulkhead lab capacity: $err")
         2
       case None => withVegeta {
         val plan = planOf(o, None)
-        println(s"bulkhead lab capacity: ${jvm.label} at ${o.url}: ${plan.steps.describe}, " +
+        // Checked at parse: the requests are read again here, the same files.
+        val requests = o.requests.requests(o.url).fold(e => throw IllegalStateException(e), identity)
+        println(s"bulkhead lab capacity: ${jvm.label} at ${requests.describe}: ${plan.steps.describe}, " +
           s"${plan.stepDuration.toSeconds} s each; runs and report in $dir")
-        val outcome = ProcessRun.on(jvm, o.every, println) { run =>
-          CapacityRun(plan, println).run(ProcessCapacity(run, jvm.key, o.url, o.connections, o.threads, plan),
+        val outcome = ProcessRun.onAll(Seq(jvm), scrapes, o.every, println, o.jvm.allowRiskyDumps) { run =>
+          CapacityRun(plan, println).run(ProcessCapacity(run, jvm.key, requests, o.connections, o.threads, plan,
+            println),
             Files.createDirectories(dir))
         }
-        finish(Seq(outcome), dir, Environment.read(Launch.fromSystem()), command)
+        val jdk = outcome.toOption.flatMap(c => (c.closedLoop.toSeq ++ c.steps).headOption).fold("?")(_.info.jdk)
+        finish(Seq(outcome), dir, Environment.ofMachine(jdk), command)
       }
 
   /** Prints each curve's knee and table, writes the report; exit 1 when a curve did not run. */

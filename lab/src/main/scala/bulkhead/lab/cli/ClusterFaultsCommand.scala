@@ -57,5 +57,5 @@ object ClusterFaultsCommand extends LabCommand:
     val records = outcomes.collect { case Right(r) => r }
     val report = SuiteReport(s"bulkhead cluster faults: ${o.only.map(_.name).mkString(", ")}",
       s"./bulkhead lab cluster-faults ${args.mkString(" ")}".trim, Environment.read(launch), records, failures)
-    FaultsCommand.print(report, report.write(dir), failures)
+    FaultChecksPrint(report, report.write(dir), failures)
   }

@@ -1,6 +1,7 @@
 package bulkhead.lab.cli
 
-import bulkhead.lab.sample.JmxAddress
+import bulkhead.lab.load.Request
+import bulkhead.lab.sample.{JmxAddress, MetricsScrape}
 import scopt.{OParser, OParserBuilder}
 
 import java.nio.file.Path
@@ -80,19 +81,51 @@ object CommonFlags:
     opt[String]("out").valueName("<dir>").text(s"where to write the results (default ./results/<date>-$default)")
       .action((d, o) => set(o, Path.of(d)))
 
-  /** `--url`: what the load requests. */
+  /** `--url`: what the load requests, on any host, over HTTP or HTTPS. */
   def url[O](b: OParserBuilder[O], what: String = "what the load requests")(set: (O, String) => O): OParser[String, O] =
     import b.*
-    opt[String]("url").valueName("<url>").text(s"$what (http://127.0.0.1:PORT/PATH: loopback only)")
-      .validate(u => if loopback(u) then success
-        else failure(s"--url must be on loopback (http://127.0.0.1:...), was '$u'"))
+    opt[String]("url").valueName("<url>").text(s"$what (http:// or https://, any host)")
+      .validate(u => Request.url(u).fold(e => failure(s"--url: $e"), _ => success))
       .action((u, o) => set(o, u))
 
-  private def loopback(u: String): Boolean = u.startsWith("http://127.") || u.startsWith("http://localhost")
+  /**
+   * The user's requests beyond a GET of `--url` ([[RequestFlags]]): `--method`, `--header` (again for each),
+   * `--body @FILE`, `--insecure`, and `--targets FILE` (vegeta's format, several routes). Each value is checked at
+   * parse; the body and targets files are read by [[RequestFlags.requests]] in the command's `checkConfig`.
+   */
+  def requests[O](b: OParserBuilder[O])(get: O => RequestFlags, set: (O, RequestFlags) => O): OParser[?, O] =
+    import b.*
+    OParser.sequence(
+      opt[String]("method").valueName("<METHOD>").text("the request's method (default GET, or POST with --body)")
+        .validate(m => Request.method(m).fold(e => failure(s"--method: $e"), _ => success))
+        .action((m, o) => set(o, get(o).copy(method = Some(m)))),
+      opt[String]("header").valueName("<Name: value>").unbounded()
+        .text("a header of every request (again for each: an Authorization, a Content-Type)")
+        .validate(h => Request.header(h).fold(e => failure(s"--header: $e"), _ => success))
+        .action((h, o) => set(o, get(o).copy(headers = get(o).headers :+ h))),
+      opt[String]("body").valueName("@<file>").text("the request's body, read from the file")
+        .validate(v => Request.body(v).fold(e => failure(s"--body: $e"), _ => success))
+        .action((v, o) => set(o, get(o).copy(body = Some(v)))),
+      opt[Unit]("insecure").text("take any certificate over https:// (a self-signed one); the meters' scrapes too")
+        .action((_, o) => set(o, get(o).copy(insecure = true))),
+      opt[String]("targets").valueName("<file>")
+        .text("several routes in vegeta's targets format (METHOD URL, headers, @body), in place of --url; the load " +
+          "shares its clients between them and the result gives each one's rate")
+        .action((f, o) => set(o, get(o).copy(targets = Some(Path.of(f))))))
+
+  /** `--metrics URL`: the service's Prometheus endpoint, scraped with each sample; again for each `--jmx` replica. */
+  def metrics[O](b: OParserBuilder[O])(set: (O, String) => O): OParser[String, O] =
+    import b.*
+    opt[String]("metrics").valueName("<url>").unbounded()
+      .text("the service's Prometheus meters (Spring Boot: http://HOST:PORT/actuator/prometheus), scraped with each " +
+        "thread sample: a pool's size, use and queue beside the dump; one per --jmx, in order, for a fleet")
+      .validate(u => MetricsScrape.url(u).fold(failure, _ => success))
+      .action((u, o) => set(o, u))
 
   /**
    * `--pid PID`, `--jmx HOST:PORT` and `--jmx-credentials FILE`: the JVM to measure ([[JvmFlags]]), and the check
-   * that one of them names it (run it in the command's `checkConfig`: [[JvmFlags.problem]]).
+   * that one of them names it (run it in the command's `checkConfig`: [[JvmFlags.problem]]); `--allow-risky-dumps`:
+   * how it may be sampled.
    */
   def jvm[O](b: OParserBuilder[O])(get: O => JvmFlags, set: (O, JvmFlags) => O): OParser[?, O] =
     import b.*
@@ -100,10 +133,16 @@ object CommonFlags:
       opt[Long]("pid").valueName("<pid>").text("the JVM to sample, on this host (the attach API, as jcmd)")
         .validate(p => if p > 0 then success else failure(s"--pid must be a process id, was $p"))
         .action((p, o) => set(o, get(o).copy(pid = Some(p)))),
-      opt[String]("jmx").valueName("<host:port>")
-        .text("or the JVM to sample through its JMX agent (in a container, on another host)")
+      opt[String]("jmx").valueName("<host:port>").unbounded()
+        .text("or the JVM to sample through its JMX agent (in a container, on another host); again for each " +
+          "replica of a fleet, sampled together")
         .validate(a => JmxAddress.parse(a).fold(e => failure(s"--jmx: $e"), _ => success))
-        .action((a, o) => JmxAddress.parse(a).fold(_ => o, j => set(o, get(o).copy(jmx = Some(j))))),
+        .action((a, o) => JmxAddress.parse(a).fold(_ => o, j => set(o, get(o).copy(jmx = get(o).jmx :+ j)))),
       opt[String]("jmx-credentials").valueName("<file>")
         .text("with --jmx: a file (mode 600) holding `user password` on one line, for an agent that authenticates")
-        .action((f, o) => set(o, get(o).copy(jmxCredentials = Some(Path.of(f))))))
+        .action((f, o) => set(o, get(o).copy(jmxCredentials = Some(Path.of(f))))),
+      opt[Unit]("allow-risky-dumps")
+        .text("take the JSON thread dump (virtual threads' stacks) even on a JDK where it can crash the JVM while " +
+          "virtual threads mount and unmount (JDK 25: JDK-8364343); without it the lab reads Thread.print and JFR " +
+          "events there (docs/sampling.md)")
+        .action((_, o) => set(o, get(o).copy(allowRiskyDumps = true))))

@@ -65,25 +65,5 @@ object FaultsCommand extends LabCommand:
       case Right(run) =>
         val report = SuiteReport(s"bulkhead faults suite (${if o.full then "full" else "short"})",
           s"./bulkhead lab faults ${args.mkString(" ")}".trim, Environment.read(launch), run.records, run.failures)
-        FaultsCommand.print(report, report.write(dir), run.failures)
+        FaultChecksPrint(report, report.write(dir), run.failures)
   }
-
-  /**
-   * Prints the fault matrix, the ramp's table and the verdict of a written report; 0 when every check passed and
-   * nothing failed to run, else 1.
-   */
-  def print(report: SuiteReport, file: Path, failures: Seq[String]): Int =
-    val faults = report.faults
-    val passed = failures.isEmpty && !faults.checks.isEmpty && faults.passed
-    println()
-    if faults.matrixRows.nonEmpty then println(faults.matrix + "\n")
-    if faults.checks.ramps.nonEmpty then println(faults.rampTables + "\n")
-    if faults.checks.undersized.nonEmpty then println(faults.undersizedTable + "\n")
-    faults.checks.runs.filter(_.record.fault.exists(_.nodeKill.isDefined)).foreach { run =>
-      println(s"${run.record.info.name}:")
-      run.checks.foreach(c => println(s"- ${c.markdown}"))
-    }
-    failures.foreach(f => println(s"did not run: $f"))
-    println(s"\n${if passed then "every check passed" else "SOME CHECKS FAILED"}; report: $file and " +
-      s"${file.resolveSibling(SuiteReport.HtmlFile)}")
-    if passed then 0 else 1

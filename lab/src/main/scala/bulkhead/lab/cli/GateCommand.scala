@@ -1,5 +1,6 @@
 package bulkhead.lab.cli
 
+import bulkhead.lab.diagnose.VerdictJson
 import bulkhead.lab.gate.{Gate, GateResult, JUnitXml}
 import bulkhead.lab.record.{RecordJson, RunRecord}
 import scopt.OParser
@@ -7,8 +8,9 @@ import scopt.OParser
 import java.nio.file.{Files, Path}
 
 /**
- * `lab gate --baseline DIR NEW_DIR`: a CI gate on two recorded runs ([[Gate]]). Prints one line per case and check,
- * writes a JUnit XML report, and exits 0 when every check passes, 1 when one fails, 2 on bad input.
+ * `lab gate --baseline DIR NEW_DIR`: a CI gate on two recorded runs ([[Gate]]), and on the predictions NEW_DIR holds
+ * (a run of `lab diagnose --expect`, which needs no baseline). Prints one line per case and check, writes a JUnit XML
+ * report, and exits 0 when every check passes, 1 when one fails, 2 on bad input.
  */
 object GateCommand extends LabCommand:
   val name = "gate"
@@ -23,7 +25,8 @@ object GateCommand extends LabCommand:
     OParser.sequence(
       programName("bulkhead lab gate"),
       head(summary),
-      opt[String]("baseline").required().valueName("<dir>").text("the run to compare with (its result.json files)")
+      opt[String]("baseline").valueName("<dir>")
+        .text("the run to compare with (its result.json files); without it, only NEW_DIR's predictions are checked")
         .action((d, o) => o.copy(baseline = Some(Path.of(d)))),
       arg[String]("NEW_DIR").text("the new run, written by lab run, bench or diagnose")
         .action((d, o) => o.copy(candidate = Some(Path.of(d)))),
@@ -37,23 +40,31 @@ object GateCommand extends LabCommand:
 
   def main(args: Seq[String]): Int = LabCommand.parse(parser, args, Options()) { o =>
     val candidate = o.candidate.get
-    run(o.baseline.get, candidate, o.junit.getOrElse(candidate.resolve("gate.xml")), o.floor, println) match
+    run(o.baseline, candidate, o.junit.getOrElse(candidate.resolve("gate.xml")), o.floor, println) match
       case Left(err) =>
         System.err.println(s"bulkhead lab gate: $err")
         2
       case Right(result) => if result.passed then 0 else 1
   }
 
-  /** Reads both runs, compares them, prints the lines and writes the report; Left on bad input. */
-  def run(baseline: Path, candidate: Path, junit: Path, floor: Double, say: String => Unit): Either[String, GateResult] =
+  /** Reads the runs, compares them and checks the predictions, prints the lines, writes the report; Left on bad input. */
+  def run(baseline: Option[Path], candidate: Path, junit: Path, floor: Double,
+      say: String => Unit): Either[String, GateResult] =
     for
-      before <- read("baseline", baseline)
+      before <- baseline.fold(Right(None))(b => read("baseline", b).map(Some(_)))
       after <- read("new run", candidate)
-      result = Gate.compare(before, after, floor)
-      _ <- Either.cond(result.checks.nonEmpty, (), s"no case in both runs: the baseline $baseline has " +
-        s"${names(before)}, the new run $candidate has ${names(after)}")
-      file <- write(junit, JUnitXml.render(result, Seq("baseline" -> baseline.toString, "new" -> candidate.toString,
-        "noise-floor" -> floor.toString)))
+      verdicts <- VerdictJson.readAll(candidate).map(_._2.left.map(e => s"new run: $e"))
+        .foldLeft[Either[String, Vector[VerdictJson.VerdictFile]]](Right(Vector.empty))((all, v) =>
+          all.flatMap(a => v.map(a :+ _)))
+      predictions = Gate.predictions(verdicts)
+      compared = before.map(Gate.compare(_, after, floor))
+      _ <- Either.cond(compared.nonEmpty || predictions.nonEmpty, (), s"no --baseline, and the new run $candidate " +
+        "holds no prediction to check (a run of lab diagnose --expect DIR)")
+      _ <- Either.cond(compared.forall(_.checks.nonEmpty), (), s"no case in both runs: the baseline " +
+        s"${baseline.getOrElse("")} has ${before.fold("")(names)}, the new run $candidate has ${names(after)}")
+      result = compared.fold(GateResult(predictions, Nil, Nil, floor))(c => c.copy(checks = c.checks ++ predictions))
+      file <- write(junit, JUnitXml.render(result, baseline.map(b => "baseline" -> b.toString).toSeq ++
+        Seq("new" -> candidate.toString, "noise-floor" -> floor.toString)))
     yield
       result.lines.foreach(say)
       say(result.summary)

@@ -36,7 +36,7 @@ object ReportCommand extends LabCommand:
         val file = report.write(d)
         println(report.table)
         // A faults run: its checks again, read from the records.
-        if !report.faults.checks.isEmpty then FaultsCommand.print(report, file, Nil)
+        if !report.faults.checks.isEmpty then FaultChecksPrint(report, file, Nil)
         else println(s"\nreport: $file and ${d.resolve("report.html")}")
         // An accuracy run (every case names the resource it expects): its score again too.
         if records.exists(_.info.expectedResource.isDefined) then

@@ -40,7 +40,7 @@ object ThreadsCommand extends LabCommand:
         System.err.println(s"bulkhead lab threads: $err")
         2
       case None =>
-        ProcessRun.on(o.jvm.jvm, o.every, _ => ())(_.series(o.count)) match
+        ProcessRun.on(o.jvm.jvm, o.every, _ => (), o.jvm.allowRiskyDumps)(_.series(o.count)) match
           case Left(err) =>
             System.err.println(s"bulkhead lab threads: $err")
             1

@@ -3,7 +3,7 @@ package bulkhead.lab.diagnose
 import bulkhead.lab.diagnose.Measured.*
 import bulkhead.lab.model.{FixKind, MetricsReading, Resource, Target}
 import bulkhead.lab.record.{CpuPerRequest, NodeSamples, RunRecord}
-import bulkhead.lab.sample.Sample
+import bulkhead.lab.sample.{Sample, WaitKind}
 
 /**
  * Names what caps a run's throughput from what the run measured, never from a work time a scenario declares.
@@ -116,14 +116,18 @@ private final class DiagnosisOf(r: RunRecord):
     val size = each.map(_.size).sum
     val occupancy = each.map(_.occupancy).sum
     val rate = each.map(_.rate).sum
-    val unit = if first.resource == Resource.HostPool then "connections in use" else "threads busy"
-    val through = if first.resource == Resource.HostPool then "calls" else "tasks"
+    val threads = first.resource == Resource.Pool || first.resource == Resource.EventLoop
+    val unit = if first.resource == Resource.HostPool then "connections in use" else if threads then "threads busy"
+      else s"${unitOf(first)} held"
+    val through = if first.resource == Resource.HostPool then "calls" else if threads then "tasks" else "requests"
     Measured(first.resource, first.subject, size, occupancy, rate, each.forall(_.saturated),
       Option(each.flatMap(_.queued)).filter(_.size == n).map(_.sum),
       f"${occupancy / n}%.1f of ${size / n}%.0f $unit on each of $n nodes (" +
         each.map(m => f"${m.occupancy}%.1f").mkString(", ") + first.frame.fold("")(f => s"; in $f") +
         f"), ${rate}%.1f $through/s through them", nodes = n, frame = first.frame,
-      heldByGaugeOnly = each.exists(_.heldByGaugeOnly))
+      heldByGaugeOnly = each.exists(_.heldByGaugeOnly), key = first.key, waitsOn = first.waitsOn,
+      ownRate = each.forall(_.ownRate), readBy = first.readBy, holdersDo = first.holdersDo,
+      chain = first.chain.headOption.map(c => s"$c (each of $n nodes)").toSeq ++ first.chain.drop(1))
 
 
   private val cpu: Seq[Measured] = CpuReader.read(view)
@@ -142,20 +146,32 @@ private final class DiagnosisOf(r: RunRecord):
 
   /**
    * Resources found from what the front's threads wait on (locks, semaphores, connection pools...). One whose holders
-   * mostly queue on another found resource is that one's symptom: the chain leads past it.
+   * mostly queue on another found resource is that one's symptom: the chain leads past it. Of several nodes (a
+   * cluster, a fleet of replicas), one found on every node is one resource of them all, as a pool is.
    */
-  private val waited: Seq[Measured] =
-    val all = ResourceReader.FromWaits.flatMap(_.read(view))
+  private val (waited, cpuSymptoms): (Seq[Measured], Seq[Measured]) =
+    val front = ResourceReader.FromWaits.flatMap(_.read(view))
+    val all = if nodes.size == 1 then front else
+      val each = nodes.map(n => ResourceReader.FromWaits.flatMap(_.read(view.copy(window = n.samples,
+        answeredRate = answeredRate / nodes.size))))
+      front.map(m => each.map(_.find(o => o.resource == m.resource && o.key == m.key)))
+        .zip(front).map((found, m) => if found.forall(_.isDefined) then acrossNodes(found.flatten) else m)
     val keys = all.flatMap(_.key).toSet
-    all.filterNot(_.waitsOn.exists(keys))
+    // With every core busy, a resource whose holders compute holds each for its work and for its turn on a core: a
+    // lock convoy of threads descheduled inside a short section is the CPU's, not the lock's.
+    val cpuFull = cpu.exists(_.saturated)
+    all.filterNot(_.waitsOn.exists(keys)).partition(m => !(cpuFull && m.holdersDo.contains(WaitKind.Running.key)))
 
-  private val candidates: Seq[Measured] = pools ++ waited ++ hostPools ++ maxConnections ++ cpu
+  /** A pool that a resource found from waits names (the completers of a future) is read there, with its chain. */
+  private val ownPools = pools.filterNot(p => waited.exists(w => w.resource == p.resource && w.subject == p.subject))
+
+  private val candidates: Seq[Measured] = ownPools ++ waited ++ hostPools ++ maxConnections ++ cpu
 
   lazy val resources: Seq[Cap] = candidates.map(capOf).sortBy(_.perSecond)
 
   private def order(m: Measured): Int = m.resource.ordinal
 
-  private def capOf(m: Measured): Cap = m.resource match
+  private def capOf(m: Measured): Cap = (m.resource match
     case Resource.Cpu =>
       Cap(Resource.Cpu, "", m.cap, f"${m.detail}; ${m.size}%.0f cores / ${m.size / m.cap * 1e6}%.0f us of machine " +
         f"CPU per answer = ${m.cap}%.1f req/s")
@@ -163,19 +179,27 @@ private final class DiagnosisOf(r: RunRecord):
       val size = if m.nodes == 1 then f"${m.size}%.0f" else f"${m.nodes} x ${m.sizePerNode}%.0f ${unitOf(m)}"
       Cap(m.resource, m.subject, m.cap, f"${m.detail}; hold ${fmt(m.hold)} s (Little's law); $size / " +
         f"${fmt(m.hold)} s = ${m.cap}%.1f req/s" + declared(m))
+  ).copy(size = Some(m.size), occupancy = Some(m.occupancy), hold = Some(m.hold))
 
   private def unitOf(m: Measured): String = readerOf(m).map(_.unit).getOrElse("connections")
 
-  private def readerOf(m: Measured): Option[ResourceReader] = ResourceReader.All.find(_.resource == m.resource)
+  private def readerOf(m: Measured): Option[ResourceReader] =
+    m.readBy.orElse(ResourceReader.All.find(_.resource == m.resource))
 
   /** The seed's own work time, reported beside the measured hold (never used to compute it). */
   private def declared(m: Measured): String =
     r.info.declaredWorkSeconds.filter(_ => m.resource == Resource.Pool).fold("")(w => s" (the seed's work: ${fmt(w)} s)")
 
-  private def valid(c: Double) = c >= X * (1 - Noise)
+  private def valid(c: Double, through: Double = X) = c >= through * (1 - Noise)
 
   /** A resource caps a run only when what flowed through it is near its cap: one with room left did not bind it. */
-  private def binds(c: Double) = c <= X / Diagnosis.BindsFrom
+  private def binds(c: Double, through: Double = X) = c <= through / Diagnosis.BindsFrom
+
+  /**
+   * What flowed through `m`: the rate its own counter measured (a pool only some routes use), else the run's
+   * throughput (every answer crosses it).
+   */
+  private def through(m: Measured): Double = if m.ownRate then m.rate else X
 
   /**
    * The saturated resource with the smallest cap. A full CPU is named only when no held resource binds: threads held
@@ -186,16 +210,50 @@ private final class DiagnosisOf(r: RunRecord):
    * wait for a core.
    */
   private val chosen: Option[Measured] =
-    val saturated = candidates.filter(m => m.saturated && valid(m.cap) && binds(m.cap))
+    val saturated = candidates.filter(m => m.saturated && valid(m.cap, through(m)) && binds(m.cap, through(m)))
     val cpuFull = saturated.exists(_.resource == Resource.Cpu)
     val full = saturated.filterNot(m => cpuFull && m.heldByGaugeOnly).sortBy(_.cap)
-    val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= X * (1 + Binding))
+    val held = full.filter(m => m.resource != Resource.Cpu && m.cap <= through(m) * (1 + Binding))
     val among = if held.nonEmpty then held else full
     among.headOption.map(least => among.filter(_.cap <= least.cap * (1 + Noise)).minBy(order))
 
   private val thirdParty: Option[Cap] = thirdPartySeconds.filter(_ >= latency * 0.8).map(l =>
     Cap(Resource.ThirdParty, "", clients / l, f"$clients clients / ${fmt(l)} s of the third party's latency (its " +
-      f"calls measured by the service's SOAP client) = ${clients / l}%.1f req/s; no pool saturated"))
+      f"calls measured by the service's SOAP client) = ${clients / l}%.1f req/s; nothing in the service queues them"))
+
+  /**
+   * Requests held in the service's threads while nothing in front of them is full, from what those threads wait on:
+   * a remote call or a completion found from waits (their own reading), else the most common wait of the busy threads
+   * of the pools that are not event loops (a sleep, a socket read, a parked wait), when they hold at least half of the
+   * clients' requests. Never the load generator: the threads wait on something, and the verdict says what and where.
+   */
+  private val heldWait: Option[(Cap, Seq[String])] =
+    val unlimited = waited.filter(m => !m.saturated && (m.resource == Resource.ThirdParty || m.resource == Resource.Wait))
+      .sortBy(-_.occupancy).headOption
+    unlimited.map { m =>
+      val c = capOf(m).copy(perSecond = (clients / m.hold).max(X))
+      (c.copy(why = f"${m.detail}; Little's law: ${m.occupancy}%.1f in flight / ${X}%.1f req/s = ${fmt(m.hold)} s " +
+        f"each; $clients clients / ${fmt(m.hold)} s = ${c.perSecond}%.1f req/s"), m.chain)
+    }.orElse {
+      val serving = window.map(_.pools.filterNot(p => p.eventLoop || p.virtual && p.busy == 0))
+      val held = serving.map(_.flatMap(p => p.waits.filter((k, _) => k != WaitKind.Running.key).map((k, n) => (p.pool, k, n))))
+      val total = mean(held.map(_.map(_._3.toDouble).sum))
+      Option.when(total >= clients * 0.5 && total > 0) {
+        val byWait = held.flatten.groupMapReduce(_._2)(_._3)(_ + _)
+        val (what, _) = byWait.maxBy(_._2)
+        val pools = held.flatten.filter(_._2 == what).groupMapReduce(_._1)(_._3)(_ + _).toSeq.sortBy(-_._2)
+          .map((p, n) => f"${n.toDouble / window.size}%.1f in $p")
+        val site = window.flatMap(_.pools).filter(p => p.waits.contains(what)).flatMap(_.commonSite)
+          .groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2).map(_._1)
+        val hold = total / X.max(1e-9)
+        val doing = WaitResources.describe(what, Map.empty) + site.fold("")(f => s" in $f")
+        val cap = Cap(Resource.Wait, "", (clients / hold).max(X), f"$total%.1f requests held in threads that $doing " +
+          s"(${pools.mkString(", ")}), none queued in front of them: Little's law: " + f"$total%.1f / $X%.1f req/s = " +
+          f"${fmt(hold)} s each; $clients clients / ${fmt(hold)} s = ${(clients / hold).max(X)}%.1f req/s")
+        (cap, Seq(f"threads that $doing: ${pools.mkString(", ")}", s"hold ${fmt(hold)} s, nothing queued in front " +
+          "of them"))
+      }
+    }
 
   /**
    * A closed loop serves what its clients offer: its bound is Little's law on the run's own figures (clients / the
@@ -204,21 +262,45 @@ private final class DiagnosisOf(r: RunRecord):
    */
   private val loadGenerator: Cap =
     val perRequest = clients / X.max(1e-9)
-    val roomy = candidates.filter(m => m.saturated && valid(m.cap) && !binds(m.cap)).map(capOf)
+    val roomy = candidates.filter(m => m.saturated && valid(m.cap, through(m)) && !binds(m.cap, through(m)))
+      .map(capOf)
     Cap(Resource.LoadGenerator, "", X, f"closed loop: $clients clients / ${fmt(perRequest)} s per request " +
-      f"(Little's law on the measurement) = ${X}%.1f req/s; " + (if roomy.isEmpty then "no resource saturated" else
+      f"(Little's law on the measurement) = ${X}%.1f req/s; " + (if roomy.isEmpty then "the service's threads " +
+        "were mostly idle and nothing in it was full: the load did not fill it" else
         roomy.map(c => f"${c.name} was full but its cap ${c.perSecond}%.1f is above what it let through").mkString("; ") +
           busyShare.fold("")(b => f"; the machine ${b * 100}%.0f%% busy")))
 
+  /**
+   * What caps when nothing binds (the third party, a wait, or the load generator): more clients or a higher rate,
+   * and the rate that would find the cap (the least cap measured above this load).
+   */
+  private def moreLoad(cap: Cap): Fix =
+    val above = otherCaps(Set.empty).filter(_.perSecond > X * (1 + Noise))
+    // The service's own CPU per answer on all the cores (other work on the machine is not the service's cap).
+    val cpuRoom = Option.when(!cpu.exists(_.saturated))(serviceMicros).flatten.filter(_ > 0)
+      .map(us => (r.info.cores * 1e6 / us, f"the CPU at about ${r.info.cores * 1e6 / us}%.0f req/s (${r.info.cores} " +
+        f"cores / ${us}%.0f us of the service's CPU per request)")).filter(_._1 > X * (1 + Noise))
+    val next = above.map(c => (c.perSecond, s"${c.name} at ${c.perSecond.round} req/s")).toSeq ++ cpuRoom
+    val (rate, what) = next.minByOption(_._1).getOrElse((X * 2, "no cap measured above this load"))
+    val why = cap.resource match
+      case Resource.LoadGenerator => "the service's threads were mostly idle: the load did not fill it"
+      case _ => "nothing in the service queues the requests in front of what they wait on"
+    Fix(Nil, f"more clients or a higher rate: $why; the next cap: $what; about ${math.ceil(clients * rate / X.max(1e-9))}%.0f " +
+      f"clients, or an open loop stepping up to ${rate * 1.2}%.0f req/s (`lab capacity --max-rate ${math.ceil(rate * 1.2)}%.0f`), " +
+      "finds it", FixKind.MoreLoad)
+
   lazy val verdict: Verdict =
-    val cap = chosen.map(capOf).orElse(thirdParty.filter(c => valid(c.perSecond))).getOrElse(loadGenerator)
+    val unbound = thirdParty.filter(c => valid(c.perSecond)).map(c => (c, Nil)).orElse(heldWait)
+    val cap = chosen.map(capOf).orElse(unbound.map(_._1)).getOrElse(loadGenerator)
     val logFix = errorsFix
-    val fix = chosen.flatMap(fixFor).orElse(logFix)
+    val fix = chosen.flatMap(fixFor).orElse(logFix).orElse(Option.when(chosen.isEmpty && errors.isEmpty)(moreLoad(cap)))
+      .orElse(errors.map(_ => failuresFix))
     // A fix read from the log sizes the host pool: what caps next is what caps once it is sized.
     val logFixed = logFix.filter(_ => chosen.isEmpty).flatMap(_ => hostPools.headOption)
-    // A shorter critical section has no size the lab can predict from: no next cap.
-    val next = chosen.orElse(logFixed).filter(_ => fix.exists(_.kind != FixKind.CriticalSection)).flatMap(nextAfter)
-      .orElse(Option.when(chosen.isEmpty)(otherCaps(Set.empty)).flatten)
+    // A shorter critical section, or cheaper work, has no size the lab can predict from: no next cap.
+    val next = chosen.orElse(logFixed).filter(_ => fix.exists(f => f.kind != FixKind.CriticalSection &&
+        f.kind != FixKind.CheaperWork)).flatMap(nextAfter)
+      .orElse(Option.when(chosen.isEmpty && X > 0)(otherCaps(Set.empty)).flatten)
     // Clients above max-connections wait in the accept queue and time out: their errors are its symptom, not a cause.
     // Requests above a binding resource that the service refused itself (load shedding: 503 at once, never sent)
     // are its overflow too: the service kept serving its cap, which is the verdict.
@@ -229,13 +311,29 @@ private final class DiagnosisOf(r: RunRecord):
     else (errors, cap)
     val seen = r.info.cpus.fold(why)(n => why.copy(why = why.why + s" (the JVM told it has $n processors: its pools " +
       "sized from them are the ones a machine of that many cores would give it)"))
-    Verdict(seen, X, errs, fix, next, serviceMicros, chosen.fold(Nil)(chainOf))
+    val consistent = seen.copy(why = seen.why + chosen.flatMap(unlike).getOrElse(""))
+    val chain = chosen.fold(unbound.fold(Seq.empty[String])(_._2))(chainOf)
+    Verdict(consistent, X, errs, fix, next, serviceMicros, chain)
+
+  /**
+   * Why the bound of a saturated resource is more than [[Noise]] above what was measured, when it is: the samples in
+   * which it was not full (the load left it room), or holds the occupancy's view does not see.
+   */
+  private def unlike(m: Measured): Option[String] =
+    val cap = capOf(m).perSecond
+    Option.when(m.saturated && X < cap * (1 - Noise)) {
+      f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: ${m.occupancy}%.1f of ${m.size}%.0f " +
+        s"${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by Little's law, while the requests took longer " +
+        "around it (time outside the resource on its path: a queue ahead of it, the connection's own work, or samples " +
+        "in which the load left it room)"
+    }
 
   /**
    * How the load reaches `m`, from the threads that wait down to what its holders do: the pools whose threads queue
    * on a resource found from waits, then the resource itself.
    */
   private def chainOf(m: Measured): Seq[String] =
+    if m.resource == Resource.Cpu then return cpuChain(m)
     val waiting = m.key.toSeq.flatMap(k => window.flatMap(_.pools).filter(_.waits.contains(k)).map(_.pool).distinct)
       .map { p =>
         val seen = window.map(_.pools.find(_.pool == p))
@@ -244,6 +342,18 @@ private final class DiagnosisOf(r: RunRecord):
           "of them waiting on it"
       }
     waiting ++ m.chain :+ f"hold ${fmt(m.hold)} s -> cap ${m.cap}%.1f req/s"
+
+  /** The CPU's chain: the resources whose holders compute, queued on because their holders wait for a core. */
+  private def cpuChain(m: Measured): Seq[String] =
+    val symptoms = cpuSymptoms.map(s => f"${s.resource.key} at ${s.subject}: ${s.queued.getOrElse(0.0)}%.1f threads " +
+      "wait, its holders compute: their hold stretched by their turn on a busy core")
+    if symptoms.isEmpty then Nil else symptoms :+ f"${m.size}%.0f cores busy -> cap ${m.cap}%.1f req/s"
+
+  /** The failures as a fix when no setting explains them: their cause, from the answers and the service's log. */
+  private def failuresFix: Fix =
+    val top = r.log.sortBy(-_.count).headOption.map(l => s"the service's log says '${l.text.take(160)}' x ${l.count}")
+    Fix(Nil, s"make the failing requests succeed first (${r.load.answers.describe}" + top.fold("")(t => s"; $t") +
+      "): errors are never throughput, and a cap read under them is the cap of what failed fast", FixKind.Failures)
 
   /** What caps once `b` is sized by its fix: b at its new size, every other resource, and the clients. */
   private def nextAfter(b: Measured): Option[Cap] =
@@ -264,12 +374,29 @@ private final class DiagnosisOf(r: RunRecord):
     (otherCaps(Set(b)).toSeq :+ loop :+ resized.copy(perSecond = newSize / b.hold)).minByOption(_.perSecond)
 
   private def otherCaps(except: Set[Measured]): Option[Cap] =
-    (candidates.filterNot(except).map(capOf).filter(c => valid(c.perSecond)) ++ thirdParty.filter(_ => except.nonEmpty))
+    // A wait with nothing in front of it is Little's law on the measurement itself: no cap of its own.
+    val limits = candidates.filterNot(except).filterNot(m => m.resource == Resource.Wait ||
+      (m.resource == Resource.ThirdParty && !m.saturated))
+    (limits.map(capOf).filter(c => valid(c.perSecond)) ++ thirdParty.filter(_ => except.nonEmpty))
       .minByOption(_.perSecond)
 
   private def fixedSize(m: Measured): Int = ResourceReader.inFlight(m, view)
 
-  private def fixFor(m: Measured): Option[Fix] = readerOf(m).flatMap(_.fix(m, view))
+  private def fixFor(m: Measured): Option[Fix] = readerOf(m).flatMap(_.fix(m, view)).map(settled(_, m))
+
+  /**
+   * A fix with what to set and to what: the flag or key the lab applies it with (`--blocking-pool-size 16`, `--set
+   * key=16`), else what its reader named; for a fix that sizes something, the size that holds every client.
+   */
+  private def settled(f: Fix, m: Measured): Fix =
+    val applied = Fix.options(f.flags).headOption.collect {
+      case Seq("--set", kv) => (kv.takeWhile(_ != '='), kv.dropWhile(_ != '=').drop(1).toDoubleOption)
+      case Seq(flag, value) => (flag, value.toDoubleOption)
+    }
+    val sized = Set(FixKind.PoolSize, FixKind.ConnectionPoolSize, FixKind.LimitSize, FixKind.MaxConnections,
+      FixKind.MoveOffEventLoop)
+    f.copy(setting = f.setting.orElse(applied.map(_._1)),
+      value = f.value.orElse(applied.flatMap(_._2)).orElse(Option.when(sized(f.kind))(fixedSize(m).toDouble)))
 
   /** The failed share and what the answers and the log say, when material: a verdict's errors, or a symptom's. */
   private val failures: Option[String] =

@@ -9,8 +9,8 @@ import bulkhead.lab.model.{FixKind, Resource}
 object LimitReader extends WaitReader:
   val resource: Resource = Resource.Limit
   val unit = "slots"
-  def claims(w: WaitResource): Boolean =
-    !lockLike(w) && !semaphore(w) && !w.mostlyHolders.contains("socket")
+  /** The last reader: what no other kind claims. */
+  def claims(w: WaitResource): Boolean = true
 
   def fix(m: Measured, run: RunView): Option[Fix] =
     val n = ResourceReader.inFlight(m, run)

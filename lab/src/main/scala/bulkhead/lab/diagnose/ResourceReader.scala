@@ -38,8 +38,14 @@ object ResourceReader:
   def because(m: Measured, run: RunView): String =
     s"${run.clients} clients x ${Measured.fmt(m.hold)} s hold need ${run.clients} in flight"
 
-  /** The readers of resources found from what threads wait on, in the order they claim a wait. */
-  val FromWaits: Seq[ResourceReader] = Seq(LockReader, SemaphoreReader, ConnectionPoolReader, LimitReader)
+  /**
+   * The readers of resources found from what threads wait on, in the order they claim a wait: the first that claims
+   * it reads it ([[WaitReader.kindOf]]). A lock's shape is the surest (a monitor or an exclusive lock, one holder); a
+   * completion has no holder inside; a pool of connections is known by its holders' socket reads, any other pool by
+   * its lending code; a semaphore by its class; the rest is a limit.
+   */
+  val FromWaits: Seq[WaitReader] = Seq(LockReader, FutureReader, ConnectionPoolReader, ObjectPoolReader,
+    SemaphoreReader, LimitReader)
   /** Every reader, one per kind of resource. */
   val All: Seq[ResourceReader] = Seq(ThreadPoolReader, EventLoopReader, HostPoolReader, MaxConnectionsReader,
     CpuReader) ++ FromWaits

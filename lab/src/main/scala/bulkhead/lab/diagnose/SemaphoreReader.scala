@@ -6,7 +6,7 @@ import bulkhead.lab.model.{FixKind, Resource}
 object SemaphoreReader extends WaitReader:
   val resource: Resource = Resource.Semaphore
   val unit = "permits"
-  def claims(w: WaitResource): Boolean = !lockLike(w) && semaphore(w)
+  def claims(w: WaitResource): Boolean = semaphore(w)
 
   def fix(m: Measured, run: RunView): Option[Fix] =
     val n = ResourceReader.inFlight(m, run)

@@ -4,10 +4,12 @@ import bulkhead.lab.model.{CapName, FixKind, Resource}
 
 /**
  * A setting that serves the offered load: service flags the lab can re-run with (and the path to load instead, when
- * the fix moves the work to another route), the sentence for a person, and its kind.
+ * the fix moves the work to another route), the sentence for a person, and its kind. `setting` names what to change
+ * where the lab knows it (a flag, a configuration key, a server's setting), `value` what to set it to where the fix is
+ * a size.
  */
 final case class Fix(flags: Seq[String], sentence: String, kind: FixKind = FixKind.PoolSize,
-    path: Option[String] = None):
+    path: Option[String] = None, setting: Option[String] = None, value: Option[Double] = None):
   /**
    * `flags` with this fix applied: a flag (or a `--set key=`) given again replaces the earlier value. A flag without a
    * value (`--allow-default-dispatcher-work`) stands alone: flags are not simply pairs.
@@ -25,8 +27,12 @@ object Fix:
     case word +: rest => Seq(word) +: options(rest)
     case _ => Nil
 
-/** A cap in requests per second and what it is. */
-final case class Cap(resource: Resource, subject: String, perSecond: Double, why: String):
+/**
+ * A cap in requests per second and what it is: for a resource measured by Little's law, its size, its mean
+ * occupancy (threads busy, permits or connections held, cores busy) and the hold per request in seconds.
+ */
+final case class Cap(resource: Resource, subject: String, perSecond: Double, why: String,
+    size: Option[Double] = None, occupancy: Option[Double] = None, hold: Option[Double] = None):
   def named: CapName = CapName(resource, Option.when(subject.nonEmpty && CapName.Subjected(resource))(subject))
   def name: String = named.text
 

@@ -20,6 +20,16 @@ final case class WaitResource(key: String, samples: Seq[Option[ResourceSample]])
   /** Holders while threads queued: how many it lets in at once. */
   def heldWhenFull: Seq[Double] = seen.filter(_.waiters > 0).map(_.holders.toDouble)
   def saturated: Boolean = mostly(waiters.map(_ > 0))
+  /** A wait for a completion: no thread owns it and none is inside ([[ResourceSample.completion]]). */
+  def completion: Boolean = mostly(seen.map(_.completion))
+  /** The resource's own frames as the waiters called it, from the wait down (see [[ResourceSample.through]]). */
+  def through: Seq[String] = seen.map(_.through).filter(_.nonEmpty).groupMapReduce(identity)(_ => 1)(_ + _)
+    .maxByOption(_._2).map(_._1).getOrElse(Nil)
+  /** The pools whose threads run a completion's library, by their mean count of threads. */
+  def completedBy: Map[String, Double] =
+    seen.flatMap(_.completedBy).groupMapReduce(_._1)(_._2.toDouble)(_ + _).view.mapValues(_ / samples.size).toMap
+  def holderPools: Map[String, Double] =
+    seen.flatMap(_.holderPools).groupMapReduce(_._1)(_._2.toDouble)(_ + _).view.mapValues(_ / samples.size).toMap
   /** What the holders do, over every sample: `cpu`, `sleep`, `socket`, or another resource's key. */
   def holderWaits: Map[String, Int] = seen.flatMap(_.holderWaits).groupMapReduce(_._1)(_._2)(_ + _)
   def mostlyHolders: Option[String] = holderWaits.maxByOption(_._2).map(_._1)
@@ -31,23 +41,42 @@ final case class WaitResource(key: String, samples: Seq[Option[ResourceSample]])
   /** Another resource its holders mostly queue on: then this one is a symptom of that one. */
   def waitsOn: Option[String] = mostlyHolders.filterNot(PoolSample.Terminal)
 
-  /** The resource measured as `resource`, of `size` units of `unit`. */
-  def measured(resource: Resource, size: Double, unit: String, run: RunView, outbound: Map[String, Double]): Measured =
-    val occupancy = mean(holders).min(size)
+  /**
+   * Its occupancy in each sample: its size while threads queue on it (a free unit would have been taken: the holders
+   * a dump sees below its size then are units being handed over, which counts in the hold), else its holders.
+   */
+  def occupancy(size: Double): Seq[Double] =
+    samples.map(_.fold(0.0)(s => if s.waiters > 0 then size else s.holders.toDouble.min(size)))
+
+  /**
+   * The resource measured as `resource`, of `size` units of `unit`; with a `meter` (the service's own figures of it),
+   * the units in use are the meter's, shown beside what the dumps saw.
+   */
+  def measured(resource: Resource, size: Double, unit: String, run: RunView, outbound: Map[String, Double],
+      meter: Option[MeteredPool] = None): Measured =
+    val occupancy = meter.flatMap(_.inUse).getOrElse(mean(this.occupancy(size))).min(size)
+    val metered = meter.fold("")(m => s" (${m.describe})")
+    // Its own counter's rate, where its meter has one: a pool only some routes use is crossed by their answers only.
+    val counted = for m <- meter; r <- m.completedRate; c <- m.meter.completed if r > 0 yield (r, c.meter)
+    val rate = counted.fold(run.answeredRate)(_._1)
     val what = mostlyHolders.fold("nothing seen")(WaitResources.describe(_, outbound))
     val pools = waiterPools.toSeq.sortBy(-_._2).map((p, n) => f"$n%.1f of $p").mkString(", ")
-    Measured(resource, site, size, occupancy, run.answeredRate, saturated, Some(mean(waiters)),
+    Measured(resource, site, size, occupancy, rate, saturated, Some(mean(waiters)),
       f"${mean(waiters)}%.1f threads wait at $site for $blocker ($pools), ${occupancy}%.1f of ${size}%.0f $unit held" +
-        holderFrame.fold("")(f => s" (in $f)") + s", the holders $what",
-      frame = holderFrame.orElse(caller), key = Some(key), waitsOn = waitsOn,
-      chain = Seq(f"${resource.key} at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting",
+        metered + holderFrame.fold("")(f => s" (in $f)") + s", the holders $what" +
+        counted.fold("")((r, c) => f"; $r%.1f /s through it ($c), of the run's ${run.answeredRate}%.1f answers/s"),
+      frame = holderFrame.orElse(caller), key = Some(key), waitsOn = waitsOn, ownRate = counted.isDefined,
+      holdersDo = mostlyHolders,
+      chain = Seq(f"${resource.key} at $site: ${occupancy}%.1f of ${size}%.0f $unit held, ${mean(waiters)}%.1f waiting" +
+        metered,
         s"holders $what"))
 
 object WaitResources:
+  /** The resources of a run's window: waits with holders, and waits for a completion (see [[WaitResource]]). */
   def of(run: RunView): Seq[WaitResource] =
     val keys = run.window.flatMap(_.resources.map(_.key)).distinct
     keys.map(k => WaitResource(k, run.window.map(_.resources.find(_.key == k))))
-      .filter(_.holders.exists(_ > 0))
+      .filter(w => w.holders.exists(_ > 0) || w.completion)
 
   /** The outbound connections over the samples, by remote address (mean count). */
   def outbound(run: RunView): Map[String, Double] =

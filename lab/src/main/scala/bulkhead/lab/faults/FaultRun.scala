@@ -33,6 +33,7 @@ object FaultRun:
     val record = complete(Measurement.record(info, driver, outcomes, info.nodes.drop(1), Nil,
       ServiceLog.readSince(logs.map(l => l -> ends.getOrElse(l, 0L)).toMap)))
     RecordJson.write(record, dir)
+    record.death.foreach(d => throw IllegalStateException(s"the service ${d.sentence}"))
     record
 
   /**

@@ -9,6 +9,7 @@ import java.util.concurrent.{CompletableFuture, Executors, TimeUnit}
  * samples read nothing while it is down (its process is gone) and its new process's once it is back. While it is
  * paused (SIGSTOP) it is read from /proc alone: a thread dump or a scrape would wait on it until SIGCONT, and every
  * node's sample of that round with it; a sample already under way when the pause begins is given up for /proc's.
+ * Its end is the fault, not a death that ends the run.
  */
 final class FaultedNodeSampler(first: ProcessSampler) extends ProcessSampler:
   @volatile private var current = first
@@ -19,7 +20,11 @@ final class FaultedNodeSampler(first: ProcessSampler) extends ProcessSampler:
     t.setDaemon(true)
     t)
 
-  def follow(next: ProcessSampler): Unit = current = next
+  @volatile private var followed = Vector(first)
+
+  def follow(next: ProcessSampler): Unit =
+    followed :+= next
+    current = next
   def pause(on: Boolean): Unit = paused = on
 
   def sample(second: Double): Sample =
@@ -34,3 +39,9 @@ final class FaultedNodeSampler(first: ProcessSampler) extends ProcessSampler:
 
   def process(second: Double): Sample = current.process(second)
   def lastDumpError: Option[String] = current.lastDumpError
+  override def source = current.source
+  /** The faulted node's end is the fault itself: never a death that ends the run. */
+  override def death(second: Double): Option[bulkhead.lab.sample.TargetDeath] = None
+  override def finish(samples: Seq[Sample]): Seq[Sample] =
+    followed.dropRight(1).foreach(_.finish(Nil))
+    current.finish(samples)

@@ -1,6 +1,6 @@
 package bulkhead.lab.gate
 
-import bulkhead.lab.diagnose.Diagnosis
+import bulkhead.lab.diagnose.{Diagnosis, Expectation, VerdictJson}
 import bulkhead.lab.model.CapName
 import bulkhead.lab.record.{CpuPerRequest, RunRecord}
 
@@ -9,6 +9,7 @@ import bulkhead.lab.record.{CpuPerRequest, RunRecord}
  * capping resource must be one the baseline named; the measured cap (throughput) must not fall, nor the CPU per
  * request rise, beyond the noise the baseline's own rounds show (their relative spread, never below a floor). A case
  * is a scenario on one server (`info.name` and `info.target`): a benchmark's rounds are several records of one case.
+ * A run made after a fix with `lab diagnose --expect` is also checked against what the verdict before it predicted.
  */
 object Gate:
   /** The least noise a check allows: what one round cannot measure, and the diagnosis's own margin. */
@@ -62,3 +63,15 @@ object Gate:
       GateCase(label(k), Rounds(before(k)), Rounds(after(k)), floor).checks
     }
     GateResult(checks, keys.filterNot(after.contains).map(label), keys.filterNot(before.contains).map(label), floor)
+
+  /**
+   * The predictions a new run holds (a `verdict.json` written with `--expect`): each met when the measurement is at
+   * most [[Expectation.Band]] below the prediction; above it, the fix did better than predicted.
+   */
+  def predictions(verdicts: Seq[VerdictJson.VerdictFile]): Seq[CheckResult] =
+    verdicts.flatMap(v => v.expectation.map { e =>
+      val band = f"${Expectation.Band * 100}%.0f %%"
+      if e.met then CheckResult(v.run, GateCheck.Prediction, Outcome.Pass, s"${e.line}, within $band below it")
+      else CheckResult(v.run, GateCheck.Prediction, Outcome.Fail, s"missed: ${e.line}, more than $band below it " +
+        s"(the fix of ${e.from})")
+    })

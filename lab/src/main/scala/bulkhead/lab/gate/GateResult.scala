@@ -8,6 +8,8 @@ enum GateCheck(val key: String):
   case Cap extends GateCheck("cap")
   /** The service's CPU per answer ([[bulkhead.lab.record.CpuPerRequest]]). */
   case Cpu extends GateCheck("cpu per request")
+  /** A run after a fix against what the verdict before it predicted ([[bulkhead.lab.diagnose.Expectation]]). */
+  case Prediction extends GateCheck("prediction")
 
 enum Outcome(val word: String):
   case Pass extends Outcome("pass")

@@ -12,19 +12,31 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
 /**
- * A group of closed-loop users, each on its own connection to 127.0.0.1: send a request, read the whole answer, send
- * the next. Unlike wrk it records every request (status or why none came, per second) and unlike JMeter it costs
+ * A group of closed-loop users, each on its own connection (to 127.0.0.1 unless the group's `request` names a host):
+ * send a request, read the whole answer, send the next. Unlike wrk it records every request (status or why none came, per second) and unlike JMeter it costs
  * almost no CPU at a few hundred users, which matters when the server shares 2 cores with it. Users run on virtual
  * threads where the JDK has them.
  *
  * @param keepAlive     reuse the connection (HTTP/1.1 keep-alive); else `Connection: close` and one per request
  * @param oneShot       each user sends one request and ends (a burst of new connections)
  * @param honourRetryAfter after a 503 with Retry-After, wait that long (at most `maxRetryAfter`) like a polite client
+ * @param request       the user's request, sent as is (its host, port, method, headers, body; over TLS for https)
+ *                      in place of a GET of `path` on 127.0.0.1:`port`
+ * @param insecure      with an https `request`: take any certificate (a self-signed one)
  */
 final case class UserGroup(name: String, users: Int, port: Int, path: Int => String, keepAlive: Boolean = true,
     oneShot: Boolean = false, honourRetryAfter: Boolean = true, readTimeout: FiniteDuration = 20.seconds,
-    maxRetryAfter: FiniteDuration = 5.seconds):
+    maxRetryAfter: FiniteDuration = 5.seconds, request: Option[Request] = None, insecure: Boolean = false):
   require(users >= 0, s"users must be >= 0, was $users")
+  def host: String = request.fold("127.0.0.1")(_.host)
+  def portTo: Int = request.fold(port)(_.port)
+  /** The bytes of the `n`-th request. */
+  def wire(n: Int): Array[Byte] = request match
+    case Some(r) => r.wire(keepAlive)
+    case None => (s"GET ${path(n)} HTTP/1.1\r\nHost: 127.0.0.1:$port\r\n" +
+      (if keepAlive then "" else "Connection: close\r\n") + "\r\n").getBytes(US_ASCII)
+  /** A HEAD's answer has headers only, whatever its Content-Length says. */
+  def bodiless: Boolean = request.exists(_.method == "HEAD")
 
 /** Started users of a group; `stop` ends them (each finishes its request) and `abandon` closes their sockets now. */
 final class RunningGroup(val group: UserGroup, log: RequestLog):
@@ -33,6 +45,7 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
   private val sockets = ConcurrentHashMap.newKeySet[Socket]()
   private val abandoned = AtomicBoolean(false)
   private val counter = AtomicInteger()
+  private val tls = group.request.filter(_.https).map(_ => Tls.factory(group.insecure))
   private val threads = (0 until group.users).map(i => ClosedLoopUsers.startThread(s"lab-${group.name}-$i", () =>
     try user(i) finally done.countDown()))
 
@@ -61,11 +74,9 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
         if socket != null then in = BufferedInputStream(socket.getInputStream, 16384)
       if socket != null then
         val start = System.nanoTime()
-        val request = s"GET ${group.path(counter.incrementAndGet())} HTTP/1.1\r\nHost: 127.0.0.1:${group.port}\r\n" +
-          (if group.keepAlive then "" else "Connection: close\r\n") + "\r\n"
         try
-          socket.getOutputStream.write(request.getBytes(US_ASCII))
-          val answer = ClosedLoopUsers.readResponse(in)
+          socket.getOutputStream.write(group.wire(counter.incrementAndGet()))
+          val answer = ClosedLoopUsers.readResponse(in, group.bodiless)
           log.record(group.name, start, RequestOutcome.Status(answer.status), answer.retryAfter)
           if answer.close || !group.keepAlive then socket = close(socket)
           if answer.status == 503 && group.honourRetryAfter then
@@ -95,8 +106,13 @@ final class RunningGroup(val group: UserGroup, log: RequestLog):
       sockets.add(s)
       s.setTcpNoDelay(true)
       s.setSoTimeout(group.readTimeout.toMillis.toInt)
-      s.connect(InetSocketAddress("127.0.0.1", group.port), 5000)
-      s
+      s.connect(InetSocketAddress(group.host, group.portTo), 5000)
+      tls.fold(s) { factory =>
+        val wrapped = Tls.wrap(factory, s, group.host, group.portTo, checkName = !group.insecure)
+        sockets.add(wrapped)
+        sockets.remove(s)
+        wrapped
+      }
     catch
       case _: IOException =>
         log.record(group.name, start, RequestOutcome.Connect, None)
@@ -135,8 +151,11 @@ object ClosedLoopUsers:
 
   final case class Response(status: Int, retryAfter: Option[String], close: Boolean)
 
-  /** Reads one HTTP/1.1 response (Content-Length or chunked body) and returns its status and the headers we need. */
-  def readResponse(in: InputStream): Response =
+  /**
+   * Reads one HTTP/1.1 response (Content-Length or chunked body; none after a HEAD, a 1xx, 204 or 304) and returns its
+   * status and the headers we need.
+   */
+  def readResponse(in: InputStream, head: Boolean = false): Response =
     val statusLine = line(in)
     val status = statusLine.split(' ').lift(1).flatMap(_.toIntOption)
       .getOrElse(throw IOException(s"not an HTTP status line: '${statusLine.take(80)}'"))
@@ -156,7 +175,8 @@ object ClosedLoopUsers:
           case "connection" => close = value.equalsIgnoreCase("close")
           case _ =>
       header = line(in)
-    if chunked then
+    if head || status / 100 == 1 || status == 204 || status == 304 then ()
+    else if chunked then
       var size = Integer.parseInt(line(in).split(';')(0).trim, 16)
       while size > 0 do
         skip(in, size + 2L)

@@ -1,47 +1,33 @@
 package bulkhead.lab.load
 
-import bulkhead.lab.process.Children
-
 import java.nio.file.{Files, Path}
-import scala.concurrent.duration.*
 
 /**
- * vegeta (github.com/tsenart/vegeta, MIT), the open-loop generator: the binary the launcher built into
- * `target/tools/bin/` (`-Dbulkhead.vegeta`), else one built there now with `go install` from the Go module proxy, once.
- * No OS package ships a vegeta of this version; Go does build it here, in about a minute the first time.
+ * vegeta (github.com/tsenart/vegeta, MIT), the open-loop generator, wherever the machine has one: on the PATH first,
+ * else the one named by `-Dbulkhead.vegeta`, else the repository's (`./bulkhead test` builds it into
+ * `target/tools/bin/` as part of the repository's set-up). The lab never installs or builds it: without one it says
+ * how to get it.
  */
 object Vegeta:
   val Module = "github.com/tsenart/vegeta/v12"
   val Version = "v12.13.0"
 
+  /** How to get vegeta, said when there is none. */
+  val HowToGet: String = s"vegeta is not on the PATH: install it (brew install vegeta; or the release binary of " +
+    s"$Version from github.com/tsenart/vegeta/releases; or go install $Module@$Version) and put it on the PATH"
+
   /** The repository's root: the launcher's `bulkhead.root`, else the nearest directory up that holds `mvnw`. */
-  private def root: Path =
-    sys.props.get("bulkhead.root").map(Path.of(_)).getOrElse {
+  private def root: Option[Path] =
+    sys.props.get("bulkhead.root").map(Path.of(_)).orElse {
       Iterator.iterate(Path.of("").toAbsolutePath)(_.getParent).takeWhile(_ != null)
-        .find(d => Files.exists(d.resolve("mvnw"))).getOrElse(Path.of("").toAbsolutePath)
+        .find(d => Files.exists(d.resolve("mvnw")))
     }
 
-  /** Where the lab keeps the tools it builds: git-ignored, beside the build's output. */
-  def toolsBin: Path = root.resolve("target/tools/bin")
+  /** Where the repository's set-up puts the vegeta it builds: git-ignored, beside the build's output. */
+  def toolsBin: Option[Path] = root.map(_.resolve("target/tools/bin"))
 
-  /** The binary, built first when it is missing; or why there is none. */
-  def binary(say: String => Unit = msg => System.err.println(msg)): Either[String, Path] =
-    sys.props.get("bulkhead.vegeta").map(Path.of(_)).filter(Files.isExecutable) match
-      case Some(built) => Right(built)
-      case None =>
-        val bin = toolsBin.resolve("vegeta")
-        if Files.isExecutable(bin) then Right(bin) else synchronized(build(bin, say))
-
-  private def build(bin: Path, say: String => Unit): Either[String, Path] =
-    if Files.isExecutable(bin) then Right(bin)
-    else
-      say(s"bulkhead: building vegeta $Version (the open-loop load generator) with go install into ${bin.getParent}; " +
-        "once, about a minute")
-      Files.createDirectories(bin.getParent)
-      val command = Seq("env", s"GOBIN=${bin.getParent}", "go", "install", s"$Module@$Version")
-      Children.runToCompletion(command, 10.minutes) match
-        case Left(e) if e.contains("No such file") || e.contains("go: not found") || e.contains("'go'") =>
-          Left(s"vegeta is missing and Go is not installed to build it: install Go 1.22+ (https://go.dev/dl or the " +
-            s"OS's golang package), or put vegeta $Version at $bin")
-        case Left(e) => Left(s"building vegeta failed (go install $Module@$Version): ${e.take(2000)}")
-        case Right(_) => Either.cond(Files.isExecutable(bin), bin, s"go install gave no vegeta at $bin")
+  /** The binary, or how to get one: `path` is the PATH searched, `repository` where the repository keeps its own. */
+  def binary(path: String = sys.env.getOrElse("PATH", ""), repository: Option[Path] = toolsBin): Either[String, Path] =
+    val candidates = OnPath.find("vegeta", path).toSeq ++ sys.props.get("bulkhead.vegeta").map(Path.of(_)) ++
+      repository.map(_.resolve("vegeta"))
+    candidates.find(Files.isExecutable).toRight(HowToGet)

@@ -1,6 +1,6 @@
 package bulkhead.lab.load
 
-import bulkhead.lab.model.{Answers, Latencies, LoadFigures, LoadSecond}
+import bulkhead.lab.model.{Answers, Latencies, LoadFigures, LoadSecond, RouteFigures}
 import bulkhead.lab.process.Children
 
 import java.nio.file.{Files, Path}
@@ -21,24 +21,33 @@ final class VegetaDriver(rate: Double, duration: FiniteDuration, timeout: Finite
   def concurrency: Int = math.ceil(pace.perSecond * timeout.toMillis / 1000.0).toInt.max(1)
   def measuredSeconds: Double = duration.toMillis / 1000.0
   override def openLoop: Boolean = true
-  def describe(url: String): String =
+  def describe(url: String): String = describe(Requests.get(url))
+  override def describe(requests: Requests): String =
     f"vegeta attack -rate ${pace.flag} -duration ${measuredSeconds}%.0fs -timeout ${timeout.toMillis / 1000.0}%.0fs " +
-      f"GET $url (open loop, ${pace.perSecond}%.1f req/s)"
+      (if requests.insecure then "-insecure " else "") + f"${requests.describe} (open loop, ${pace.perSecond}%.1f req/s)"
 
-  def run(url: String, dir: Path): Either[String, LoadFigures] =
-    LoadDriver.requireLoopback(url)
+  def run(url: String, dir: Path): Either[String, LoadFigures] = run(Requests.get(url), dir)
+
+  /**
+   * vegeta takes the requests as a targets file of its own format ([[TargetsFile.write]]) and sends to them in turn,
+   * over HTTP/1.1 (a connection per request in flight, as wrk and the lab's client: HTTP/2 would multiplex them).
+   */
+  override def run(requests: Requests, dir: Path): Either[String, LoadFigures] =
     Files.createDirectories(dir)
-    val targets = Files.writeString(dir.resolve("vegeta-targets.txt"), s"GET $url\n")
+    val targets = Files.writeString(dir.resolve("vegeta-targets.txt"), TargetsFile.write(requests, dir))
     val results = dir.resolve("vegeta.bin")
     val csv = dir.resolve(VegetaDriver.ResultsFile)
     for
       bin <- Vegeta.binary()
+      _ <- Tls.check(requests)
       _ <- Children.runToCompletion(Seq(bin.toString, "attack", "-targets", targets.toString, "-rate", pace.flag,
         "-duration", s"${duration.toMillis}ms", "-timeout", s"${timeout.toMillis}ms", "-max-body", "0",
-        "-output", results.toString), duration + timeout + 30.seconds)
+        "-http2=false") ++ (if requests.insecure then Seq("-insecure") else Nil) ++ Seq("-output", results.toString),
+        duration + timeout + 30.seconds)
       _ <- Children.runToCompletion(Seq(bin.toString, "encode", "-to", "csv", "-output", csv.toString,
         results.toString), 2.minutes)
-      figures <- VegetaDriver.read(Files.readString(csv), pace.perSecond, describe(url))
+      figures <- VegetaDriver.read(Files.readString(csv), pace.perSecond, describe(requests),
+        requests.targets.map(r => VegetaDriver.routeKey(r.method, r.url.toString) -> requests.route(r)).toMap)
     yield
       // The CSV holds every result; the binary form is the same again.
       Files.deleteIfExists(results)
@@ -60,25 +69,35 @@ object VegetaDriver:
     def of(rate: Double): Pace =
       if rate == math.rint(rate) then Pace(rate.toLong, 1) else Pace(math.round(rate * 100).max(1), 100)
 
-  /** One result of vegeta's CSV: when it was sent (ns since the epoch), its status (0: no answer), latency, error. */
-  final case class Result(sentNanos: Long, code: Int, latencyNanos: Long, error: String, seq: Long):
+  /**
+   * One result of vegeta's CSV: when it was sent (ns since the epoch), its status (0: no answer), latency, error, and
+   * its target's method and URL.
+   */
+  final case class Result(sentNanos: Long, code: Int, latencyNanos: Long, error: String, seq: Long,
+      method: String = "", url: String = ""):
     def endNanos: Long = sentNanos + latencyNanos
     def answered: Boolean = code > 0
+
+  /** How a result names its target: `POST http://host/path`. */
+  def routeKey(method: String, url: String): String = s"$method $url"
 
   /**
    * Reads vegeta's CSV results of an attack at `perSecond` into the lab's figures. Request `seq` was due at
    * `t0 + seq / perSecond`, where `t0` is the schedule's start: vegeta sends on time or late, never early, so `t0` is
-   * the earliest of `sent - seq / perSecond`.
+   * the earliest of `sent - seq / perSecond`. `routes` names each target's results (by [[routeKey]]); with two routes
+   * or more, each one's answers are kept.
    */
-  def read(csv: String, perSecond: Double, description: String): Either[String, LoadFigures] =
+  def read(csv: String, perSecond: Double, description: String,
+      routes: Map[String, String] = Map.empty): Either[String, LoadFigures] =
     val lines = csv.linesIterator.filter(_.nonEmpty).toVector
     val parsed = lines.map(parseLine)
     parsed.collectFirst { case Left(e) => e }.toLeft(parsed.collect { case Right(r) => r }).flatMap { results =>
       if results.isEmpty then Left("vegeta sent no request (its results are empty)")
-      else Right(figures(results, perSecond, description))
+      else Right(figures(results, perSecond, description, routes))
     }
 
-  private def figures(results: Seq[Result], perSecond: Double, description: String): LoadFigures =
+  private def figures(results: Seq[Result], perSecond: Double, description: String,
+      routes: Map[String, String]): LoadFigures =
     val interval = 1e9 / perSecond
     val t0 = results.map(r => r.sentNanos - r.seq * interval).min
     def due(r: Result) = t0 + r.seq * interval
@@ -107,8 +126,12 @@ object VegetaDriver:
       LoadSecond(s, ok.groupMapReduce(r => Answers.classOf(r.code))(_ => 1L)(_ + _), inFlight, l.map(_.p50Ms),
         l.map(_.p99Ms), Some(rs.count(!_.answered).toLong))
     }
+    val byRoute = if routes.values.toSeq.distinct.size < 2 then Nil else
+      results.groupBy(r => routes.getOrElse(routeKey(r.method, r.url), routeKey(r.method, r.url))).toSeq.sortBy(_._1)
+        .map((route, rs) => RouteFigures(route, rs.filter(_.answered).groupMapReduce(r => Answers.classOf(r.code))(_ =>
+          1L)(_ + _), Some(rs.count(!_.answered).toLong)))
     LoadFigures("vegeta", description, peakInFlight(results), seconds, answers,
-      Latencies.ofMillis(answered.map(fromDue)), perSecondRows)
+      Latencies.ofMillis(answered.map(fromDue)), perSecondRows, byRoute)
 
   /** The most requests in flight at once (sent, not yet answered or given up). */
   def peakInFlight(results: Seq[Result]): Int =
@@ -137,7 +160,7 @@ object VegetaDriver:
       code <- long(1)
       latency <- long(2)
       seq <- long(8)
-    yield Result(sent, code.toInt, latency, fields(5), seq))
+    yield Result(sent, code.toInt, latency, fields(5), seq, fields.lift(9).getOrElse(""), fields.lift(10).getOrElse("")))
       .toRight(s"not a vegeta CSV result (12 fields: timestamp, code, latency, ..., seq, ...): ${line.take(200)}")
 
   private def csvFields(line: String): Vector[String] =

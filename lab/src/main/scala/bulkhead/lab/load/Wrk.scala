@@ -11,7 +11,7 @@ import scala.concurrent.duration.*
  */
 final case class WrkLoad(threads: Int, connections: Int, duration: FiniteDuration, timeout: FiniteDuration,
     url: String, closeEach: Boolean = false):
-  require(url.startsWith("http://127.") || url.startsWith("http://localhost"), s"load targets loopback only: $url")
+  require(url.startsWith("http://") || url.startsWith("https://"), s"wrk loads an http:// or https:// URL: $url")
   require(connections >= threads, s"wrk needs at least one connection per thread ($connections < $threads)")
 
   def args: Seq[String] = Seq("wrk", s"-t$threads", s"-c$connections", s"-d${duration.toSeconds}s",

@@ -17,6 +17,14 @@ enum FixKind(val key: String):
   case MoveOffEventLoop extends FixKind("move-off-event-loop")
   /** The server's connection limit raised to one connection per client. */
   case MaxConnections extends FixKind("max-connections")
+  /** A pooled object given back before the unrelated slow work its holders do with it borrowed (beside its size). */
+  case ReleaseSooner extends FixKind("release-sooner")
+  /** Less CPU per request (the hottest frames), or more cores: more threads never help a full CPU. */
+  case CheaperWork extends FixKind("cheaper-work")
+  /** More clients or a higher rate: the load did not fill the service, and the rate that would find its cap. */
+  case MoreLoad extends FixKind("more-load")
+  /** The failing answers made to succeed first (their cause, from the answers and the service's log). */
+  case Failures extends FixKind("failures")
 
 object FixKind:
   def parse(text: String): Either[String, FixKind] =

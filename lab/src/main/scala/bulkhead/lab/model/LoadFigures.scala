@@ -35,11 +35,22 @@ final case class LoadSecond(second: Int, byClass: Map[String, Long], clients: In
     p99Ms: Option[Double], unanswered: Option[Long] = None)
 
 /**
+ * One route of a load of several (a targets file's): its answers by status class, and the requests that got none where
+ * the driver tells them apart by route (wrk counts those over the whole run only).
+ */
+final case class RouteFigures(route: String, byClass: Map[String, Long], unanswered: Option[Long] = None):
+  def answered: Long = byClass.values.sum
+  /** Its rate of expected answers over the run's `seconds`. */
+  def throughput(seconds: Double, expectedClass: String = "2xx"): Double =
+    byClass.getOrElse(expectedClass, 0L) / seconds.max(1e-9)
+
+/**
  * What a load driver measured, the same for every driver: answers by status, the latency distribution, the run second
- * by second. `durationSeconds` is the measured phase (a ramp's hold).
+ * by second. `durationSeconds` is the measured phase (a ramp's hold). `routes`: each route's answers, when the load
+ * sent to several.
  */
 final case class LoadFigures(driver: String, description: String, clients: Int, durationSeconds: Double,
-    answers: Answers, latency: Latencies, seconds: Seq[LoadSecond]):
+    answers: Answers, latency: Latencies, seconds: Seq[LoadSecond], routes: Seq[RouteFigures] = Nil):
   /** The rate of expected answers: throughput. Errors are never throughput. */
   def throughput(expectedClass: String = "2xx"): Double = answers.expected(expectedClass) / durationSeconds
   /** Every answer per second, whatever its status. */

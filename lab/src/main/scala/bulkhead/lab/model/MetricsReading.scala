@@ -1,8 +1,11 @@
 package bulkhead.lab.model
 
-/** One pool's gauges in a scrape of bulkhead's /metrics. */
+/**
+ * One thread pool's gauges in a scrape: bulkhead's executors, and any other thread pool the service's meters describe
+ * ([[PoolMeter]]: Tomcat's, Jetty's). `meter`: the meter its busy threads are read from (`tomcat_threads_busy_threads`).
+ */
 final case class PoolGauge(label: String, active: Option[Double], max: Option[Double], completed: Option[Double],
-    queued: Option[Double])
+    queued: Option[Double], meter: Option[String] = None)
 
 /**
  * What the lab reads from a scrape of bulkhead's /metrics, typed: the pools, requests answered by status class, the
@@ -13,7 +16,8 @@ final case class PoolGauge(label: String, active: Option[Double], max: Option[Do
  * 2 open) and its openings so far, enrichments in flight, answers degraded so far (loyalty unavailable), heap used.
  * `soapRefused`: SOAP calls the service refused itself, never sent (no slot within its wait, or the breaker open);
  * `soapWaiting`: SOAP calls waiting for a slot now; `workInFlight`: /work requests of every mode in flight now.
- * Every metric name the lab depends on is here and nowhere else.
+ * `meters`: every pool the service's own meters describe, read by what their names mean ([[PoolMeter]]), whatever the
+ * service. Every metric name the lab depends on is here and nowhere else.
  */
 final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[String, Double],
     connectionsOpen: Option[Double], connectionsMax: Option[Double], soapInFlight: Option[Double],
@@ -24,7 +28,8 @@ final case class MetricsReading(pools: Seq[PoolGauge], answeredByClass: Map[Stri
     soapExchangeSeconds: Option[Double] = None, circuitState: Option[Double] = None,
     circuitOpenings: Option[Double] = None, enrichmentInFlight: Option[Double] = None,
     loyaltyUnavailable: Option[Double] = None, heapUsedBytes: Option[Double] = None,
-    soapRefused: Option[Double] = None, soapWaiting: Option[Double] = None, workInFlight: Option[Double] = None):
+    soapRefused: Option[Double] = None, soapWaiting: Option[Double] = None, workInFlight: Option[Double] = None,
+    meters: Seq[PoolMeter] = Nil):
   def answered: Double = answeredByClass.values.sum
   def heapUsedMb: Option[Double] = heapUsedBytes.map(_ / 1024 / 1024)
   def pool(label: String): Option[PoolGauge] = pools.find(_.label == label)
@@ -79,8 +84,14 @@ object MetricsReading:
     val (active, max, completed, queued) = (byPool(Names.PoolActive), byPool(Names.PoolMax),
       byPool(Names.PoolCompleted), byPool(Names.PoolQueued))
     def finite(m: Map[String, Double], k: String) = m.get(k).filterNot(v => v.isNaN || v.isInfinite)
-    val pools = (active.keySet ++ max.keySet).toSeq.sorted.map(l =>
-      PoolGauge(l, finite(active, l), finite(max, l), finite(completed, l), finite(queued, l)))
+    val executors = (active.keySet ++ max.keySet).toSeq.sorted.map(l =>
+      PoolGauge(l, finite(active, l), finite(max, l), finite(completed, l), finite(queued, l), Some(Names.PoolActive)))
+    val meters = PoolMeter.of(all)
+    // Other thread pools the meters describe (a server's own: Tomcat's, Jetty's), by the tag that names them.
+    val servers = meters.filter(m => m.unit == "threads" && !m.inUse.exists(_.meter == Names.PoolActive))
+      .map(m => PoolGauge(m.label, m.used, m.size.map(_.value), m.completed.map(_.value), m.waiting.map(_.value),
+        m.inUse.orElse(m.idle).map(_.meter)))
+    val pools = executors ++ servers.filterNot(g => executors.exists(_.label == g.label))
     val answered = named(Names.Requests).flatMap(l => l.labels.get("status").flatMap(_.toIntOption)
       .map(s => Answers.classOf(s) -> l.value)).groupMapReduce(_._1)(_._2)(_ + _)
     val buckets = named(Names.RequestBuckets).flatMap(l => l.labels.get("le").map(_ -> l.value))
@@ -95,4 +106,4 @@ object MetricsReading:
       Option(named(Names.HeapUsed).filter(_.labels.get("area").contains("heap"))).filter(_.nonEmpty)
         .map(_.map(_.value).sum),
       Option(named(Names.SoapCalls).filter(_.labels.get("outcome").contains("refused")).map(_.value)).filter(_.nonEmpty)
-        .map(_.sum), one(Names.SoapWaiting), sum(Names.WorkInFlight))
+        .map(_.sum), one(Names.SoapWaiting), sum(Names.WorkInFlight), meters)

@@ -12,7 +12,12 @@ enum Resource(val key: String):
   case Semaphore extends Resource("semaphore")
   /** A pool of connections borrowed by threads that then wait on a socket (JDBC, HTTP clients): size / hold. */
   case ConnectionPool extends Resource("connection-pool")
-  /** Any other bounded resource threads queue for and hold (an object pool): size / hold. */
+  /**
+   * A bounded set of objects lent and returned (a borrow, acquire, lease or take in a library's pool) whose holders do
+   * something else than read a socket on them: size / hold.
+   */
+  case ObjectPool extends Resource("object-pool")
+  /** Any other bounded resource threads queue for and hold (a bounded hand-off, a limit in front of a pool). */
   case Limit extends Resource("limit")
   /** The SOAP client's connections to the third party (Pekko HTTP's host pool): connections / call time. */
   case HostPool extends Resource("soap-host-pool")
@@ -22,6 +27,11 @@ enum Resource(val key: String):
   case Cpu extends Resource("cpu")
   /** The third party's latency: the clients' in-flight calls / its latency. */
   case ThirdParty extends Resource("third-party")
+  /**
+   * What the threads that serve the requests wait on when nothing in front of it limits them (the work's own sleep, a
+   * completion no thread of the JVM runs): the clients' in-flight requests / its time; a higher rate finds the cap.
+   */
+  case Wait extends Resource("wait")
   /** The load generator's own concurrency: clients / latency (a closed loop serves exactly what it offers). */
   case LoadGenerator extends Resource("load-generator")
   /** Answers that are not the expected ones: errors are never throughput, and are named first. */

@@ -72,6 +72,10 @@ object Children:
       else
         val text = scala.concurrent.Await.result(output, 10.seconds)
         if process.exitValue() == 0 then Right(text) else Left(s"${command.head} exited ${process.exitValue()}: $text")
+    catch case _: InterruptedException =>
+      // The caller gave up on it (a load whose target died): the command goes too, not left to run out its time.
+      child.stop(1.second)
+      Left(s"${command.head} was stopped")
     finally forget(child)
 
   private def Future[A](body: => A): scala.concurrent.Future[A] =

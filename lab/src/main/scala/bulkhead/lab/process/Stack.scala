@@ -16,6 +16,12 @@ final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: S
     peers: Map[Target.JvmPeer, String] = Map.empty)
 
 object Launch:
+  /**
+   * A clone's build, where the lab can start bulkhead's service, its stub and the peers (the stub's classes are on the
+   * classpath); false in bulkhead-lab.jar, which ships the tool alone.
+   */
+  def inRepository: Boolean = getClass.getClassLoader.getResource("bulkhead/stub/Latency.class") != null
+
   def fromSystem(): Launch =
     def prop(k: String) = Option(System.getProperty(k)).filter(_.nonEmpty)
       .getOrElse(throw IllegalStateException(s"system property $k is not set: run the lab through ./bulkhead"))
@@ -39,7 +45,8 @@ final class Stack(launch: Launch, dir: Path):
     Stack.awaitPort(child, port, 15.seconds)
     Served(child, port)
 
-  def stub(args: Seq[String]): Served = jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m"), args)
+  def stub(args: Seq[String]): Served =
+    jvm("stub", launch.stubClasspath, "bulkhead.stub.Main", Seq("-Xmx512m", Stack.ExitOnOutOfMemory), args)
 
   /** The server a scenario loads: the service with every flag, or a peer with the ones it understands. */
   def server(target: Target, serviceFlags: Seq[String], heap: String = Stack.DefaultHeap,
@@ -67,8 +74,8 @@ final class Stack(launch: Launch, dir: Path):
    */
   def service(args: Seq[String], heap: String = Stack.DefaultHeap, jvmExtra: Seq[String] = Nil,
       env: Map[String, String] = Map.empty, name: String = "service", prefix: Seq[String] = Nil): Served =
-    jvm(name, launch.serviceClasspath, Target.Bulkhead.mainClass, Seq(heap, "-Xss512k") ++ jvmExtra, args, env = env,
-      prefix = prefix)
+    jvm(name, launch.serviceClasspath, Target.Bulkhead.mainClass, Seq(heap, "-Xss512k", Stack.ExitOnOutOfMemory) ++
+      jvmExtra, args, env = env, prefix = prefix)
 
   /** `prefix` runs before the JVM's command and `exec`s it (e.g. into a cgroup), keeping its PID. */
   private def jvm(name: String, classpath: String, main: String, jvmArgs: Seq[String], args: Seq[String],
@@ -91,15 +98,22 @@ final class Stack(launch: Launch, dir: Path):
     served
 
 object Stack:
+  /**
+   * The service and the stub exit at their first OutOfMemoryError, as `./bulkhead serve` runs them: a JVM that lost a
+   * selector thread or an actor to one would look alive and serve nothing.
+   */
+  val ExitOnOutOfMemory = "-XX:+ExitOnOutOfMemoryError"
+
   /** The service's heap unless a scenario sets its own. */
   val DefaultHeap = "-Xmx2g"
 
   /**
    * The heap `./bulkhead serve` gives the service's shipped settings (`bulkhead.service.HeapBudget`: 256 MiB of heads
-   * in progress x 2.5 + 16,384 connections x 24 KiB + 128 MiB); a smaller one is refused at start unless the flags
-   * lower max-head-bytes-in-progress or max-connections. ServeHeapSpec keeps it equal to HeapBudget's.
+   * in progress x 2.5 + 16,384 connections x 24 KiB + 17,408 connections x 1 KiB read ahead + 128 MiB); a smaller one
+   * is refused at start unless the flags lower max-head-bytes-in-progress or max-connections. ServeHeapSpec keeps it
+   * equal to HeapBudget's.
    */
-  val ServeHeap = "-Xmx1152m"
+  val ServeHeap = "-Xmx1169m"
 
   def freePort(): Int = Using.resource(ServerSocket(0))(_.getLocalPort)
 

@@ -1,7 +1,7 @@
 package bulkhead.lab.record
 
 import bulkhead.lab.model.LoadFigures
-import bulkhead.lab.sample.Sample
+import bulkhead.lab.sample.{Sample, TargetDeath}
 
 /** A warning or error line of the service's log (numbers and addresses masked) and how often it came. */
 final case class LogLine(text: String, count: Int)
@@ -26,11 +26,14 @@ final case class NodeSamples(node: String, samples: Seq[Sample], beforeLoad: Opt
  * @param fault a fault run's fault (`lab faults`, `lab cluster-faults`): what was injected when, and what came of it
  * @param overload the overload ramp's steps (`lab faults`)
  * @param goodput one SOAP mode's undersized pool above its cap (`lab faults`)
+ * @param sampling what the sampling did to the sampled JVM: its source and why, its interval, its pauses
+ * @param death the sampled process's end during the run: the run stopped there, and its figures are empty
  */
 final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample], measuredFrom: Double,
     measuredTo: Double, attempts: Seq[Double], log: Seq[LogLine], beforeLoad: Option[Sample] = None,
     afterLoad: Option[Sample] = None, otherNodes: Seq[NodeSamples] = Nil, fault: Option[FaultTimeline] = None,
-    overload: Option[Overload] = None, goodput: Option[Goodput] = None):
+    overload: Option[Overload] = None, goodput: Option[Goodput] = None, sampling: Option[SamplingRecord] = None,
+    death: Option[TargetDeath] = None):
   def throughput: Double = load.throughput(info.expectedClass)
 
   /** A fault run second by second: its requests by outcome beside the sample of each second. */

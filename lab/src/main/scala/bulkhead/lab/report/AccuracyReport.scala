@@ -14,14 +14,14 @@ final case class AccuracyReport(records: Seq[RunRecord]):
   private val verifications = Verification.pair(records)
 
   /**
-   * A finite cap: one the lab predicts from a resource's size, not the clients or the CPU it merely observed, and not in
-   * a run whose requests mostly failed: errors are never throughput, so such a run has no cap to predict (its fix is
-   * what `--verify` checks).
+   * A cap to score: one the lab predicts from a resource's size or the CPU's cores, not the clients it merely
+   * observed, and not in a run whose requests mostly failed: errors are never throughput, so such a run has no cap to
+   * predict (its fix is what `--verify` checks).
    */
   private def finite(r: RunRecord) =
     val v = Diagnosis(r)
     v.errors.isEmpty && (v.cap.resource match
-      case Resource.LoadGenerator | Resource.Cpu => false
+      case Resource.LoadGenerator | Resource.Wait => false
       case _ => true)
 
   private def within(ratio: Double) = !ratio.isNaN && math.abs(ratio - 1) <= 0.10
@@ -75,7 +75,8 @@ final case class AccuracyReport(records: Seq[RunRecord]):
        |@@TABLE@@
        |
        |Cap ratio = predicted / expected cap where the case states its cap by construction (`expect.cap`), else
-       |measured / predicted. A fix is right when its kind is the case's (`expect.fix`): never more threads for a lock's
+       |measured / predicted (the CPU's, whose cap is the machine's cores over what a request costs on it). A run whose
+       |requests mostly failed has no cap to score: errors are never throughput. A fix is right when its kind is the case's (`expect.fix`): never more threads for a lock's
        |queue, never more loops for a blocked event loop. No case gives the lab its work time: the column of declared
        |work is the case's own figure, printed for comparison with the hold times the verdicts measured.
        |""".stripMargin.replace("@@TABLE@@", table)

@@ -64,7 +64,7 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
 
   val header: Seq[String] = Seq("case", "server", "load", "req/s (median)", "req/s per round", "Little's-law bound",
     "ratio to bound", "us CPU/request (median)", "us CPU/request per round", "of which JIT",
-    "dependencies' us CPU/request", "lab's us CPU/request", "safepoints ms/s", "p50 ms", "p99 ms", "unanswered", "not expected status", "platform threads (max)",
+    "dependencies' us CPU/request", "lab's us CPU/request", "safepoints ms/s", "pause ms/sample (% of run)", "p50 ms", "p99 ms", "unanswered", "not expected status", "platform threads (max)",
     "RSS MB (max)", "busy pool threads (peak)")
 
   def tableRows: Seq[Seq[String]] = rows.map { r =>
@@ -77,6 +77,7 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
         case "" => "-"
         case deps => deps,
       r.labMicros.fold("-")(f1), r.safepointMsPerSecond.fold("-")(f1),
+      r.pausePerSampleMs.fold("-")(ms => f"${f1(ms)} (${r.pausedShare.getOrElse(0.0) * 100}%.2f %%)"),
       f1(r.p50Ms), f1(r.p99Ms), r.unanswered.toString, r.unexpected.toString,
       r.maxPlatformThreads.fold("-")(_.toString), r.maxResidentMb.fold("-")(m => f"$m%.0f"),
       if pools.isEmpty then "-" else pools)
@@ -125,6 +126,9 @@ final case class BenchReport(suite: String, command: String, env: Environment, r
        |us CPU/request": the lab's own process (its sampler: parsing dumps, scraping) over the same time and answers, CPU
        |taken from the cores the server and wrk share. "safepoints ms/s": the server's time with every thread stopped
        |(garbage collections, and the sampler's thread dumps), from its own perf counters, per second of the run.
+       |"pause ms/sample": the safepoint time inside each sample's own window (its dump, and the JFR commands of its
+       |virtual-thread recording), mean per sample, and the share of the run all samples took (the sampler stretches its
+       |interval to keep it under 1 %).
        |
        |${env.markdown}
        |

@@ -31,6 +31,13 @@ final case class BenchRow(name: String, target: String, records: Seq[RunRecord])
   /** The server's safepoint time (GCs and the sampler's thread dumps) in ms per second of run, median over rounds. */
   def safepointMsPerSecond: Option[Double] = BenchRow.medianOption(rounds.flatMap(CpuPerRequest.safepointMsPerSecond))
 
+  /** How long a sample stopped the server (its safepoints), ms: the mean per sample, median over rounds. */
+  def pausePerSampleMs: Option[Double] = BenchRow.medianOption(rounds.flatMap(r =>
+    r.sampling.filter(_.samples > 0).map(s => s.pausesMs / s.samples)))
+
+  /** The share of the run the samples stopped the server, median over rounds. */
+  def pausedShare: Option[Double] = BenchRow.medianOption(rounds.flatMap(_.sampling.map(_.pausedShare)))
+
   /** The warm-up each round ran (longer than asked while the JIT had not settled), seconds. */
   def warmupSeconds: Seq[Double] = rounds.map(_.info.warmupSeconds)
 

@@ -20,7 +20,8 @@ object ThreadTable:
 
   private val Abbrev = Map("RUNNABLE" -> "R", "TIMED_WAITING" -> "T", "WAITING" -> "W", "BLOCKED" -> "B")
 
-  def analysis(dump: ThreadDump): String =
+  /** Pools, lock owners, what threads queue on and, unless a caller reports them itself, the JVM's deadlocks. */
+  def analysis(dump: ThreadDump, deadlocks: Boolean = true): String =
     val samples = PoolSample.of(dump)
     val pools = samples.map { p =>
       val states = p.states.toSeq.sortBy(-_._2).map((s, n) => s"$s $n").mkString(", ")
@@ -37,10 +38,10 @@ object ThreadTable:
       s"  ${r.blocker} at ${r.site}: ${r.waiters} waiting ($waiters), ${r.holders} holding" +
         r.holderFrame.fold("")(f => s" in $f") + (if doing.isEmpty then "" else s" ($doing)")
     }
-    val deadlocks = if dump.deadlocks.isEmpty then "deadlocks: none reported by the JVM"
+    val deadlocked = if dump.deadlocks.isEmpty then "deadlocks: none reported by the JVM"
       else "DEADLOCK between:\n" + dump.deadlocks.map("  " + _).mkString("\n")
     (s"${dump.threads.size} threads in ${samples.size} pools" +: pools) .mkString("\n") +
       (if locks.nonEmpty then "\nblocked on monitors:\n" + locks.mkString("\n") else "\nblocked on monitors: none") +
       (if resources.nonEmpty then "\nwhat threads queue on (holders found in the same dump):\n" + resources.mkString("\n")
         else "\nwhat threads queue on: nothing") +
-      "\n" + deadlocks
+      (if deadlocks then "\n" + deadlocked else "")

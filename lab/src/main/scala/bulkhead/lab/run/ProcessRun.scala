@@ -1,10 +1,11 @@
 package bulkhead.lab.run
 
-import bulkhead.lab.load.LoadDriver
-import bulkhead.lab.model.{Answers, Latencies, LoadFigures, MetricsReading}
+import bulkhead.lab.diagnose.{Prediction, VerdictJson}
+import bulkhead.lab.load.{LoadDriver, Requests}
+import bulkhead.lab.model.{LoadFigures, MetricsReading}
 import bulkhead.lab.process.Stack
 import bulkhead.lab.record.{CapacityStep, RecordJson, RunInfo, RunRecord}
-import bulkhead.lab.sample.Sample
+import bulkhead.lab.sample.{MeteredSampler, MetricsScrape, Sample}
 
 import java.nio.file.{Files, Path}
 import java.time.Instant
@@ -13,10 +14,19 @@ import scala.concurrent.duration.*
 /**
  * Measures a JVM the lab did not start: under a load ([[loaded]]), under its own traffic ([[observed]]), or as a
  * series of samples alone ([[series]]), sampling it every `every`. A run is refused when no thread dump came (a JVM
- * of another user, one that is gone), recorded with the JVM's own JDK and cores, and written as `result.json`. The
- * one way `lab diagnose`, `lab capacity --pid` and `lab threads` measure a running JVM.
+ * of another user, one that is gone), recorded with the JVM's own JDK and cores, and written as `result.json` with its
+ * `verdict.json` beside it (holding what `prediction`, an earlier verdict's, expected of it). The one way
+ * `lab diagnose`, `lab capacity --pid` and `lab threads` measure a running JVM.
+ *
+ * Several JVMs (`opens`, the replicas of one service) are a fleet: under the user's requests ([[loadedFleet]]) each is
+ * sampled in the same rounds and recorded as a node of the run, as a cluster's nodes are, so that a resource full on
+ * every replica caps the fleet at the sum of theirs. Measured alone, the first one is.
  */
-final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit):
+final class ProcessRun(opens: Seq[OpenJvm], every: FiniteDuration, say: String => Unit,
+    prediction: Option[Prediction] = None):
+  def this(open: OpenJvm, every: FiniteDuration, say: String => Unit, prediction: Option[Prediction]) =
+    this(Seq(open), every, say, prediction)
+  private val open = opens.head
   private val jvm = open.jvm
   private val sampler = open.sampler
 
@@ -30,8 +40,31 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
       val clients = if driver.openLoop then f.clients else driver.concurrency
       val record = Measurement.record(info(name, s"${jvm.label}: ${driver.describe(url)}", url, f, clients, started)
         .copy(capacityStep = step), driver, Seq(m), Nil, Nil, Nil)
-      RecordJson.write(record, dir)
-      record
+      written(record, dir)
+    }
+
+  /**
+   * `driver` sends the user's `requests` while every JVM of the run is sampled in the same rounds; the run, its nodes
+   * the JVMs in the order given (the first is the one named in its lines), written into `dir`.
+   */
+  def loadedFleet(driver: LoadDriver, requests: Requests, dir: Path, name: String = jvm.key,
+      step: Option[CapacityStep] = None): Either[String, RunRecord] =
+    Files.createDirectories(dir)
+    val started = Instant.now()
+    val url = requests.targets.map(_.url.toString).distinct.mkString(" ")
+    val labels = opens.map(_.jvm.label)
+    val sampled = if opens.size == 1 then jvm.label else s"${opens.size} replicas (${labels.mkString(", ")})"
+    Measurement.runNodes(driver, requests, dir, opens.map(_.sampler), every, say).flatMap { outcomes =>
+      outcomes.zip(opens).map((m, o) => if m.death.isEmpty && m.samples.forall(_.pools.isEmpty) then Left(noDump(o))
+        else Right(m))
+        .collectFirst { case Left(e) => e }.toLeft(outcomes)
+    }.map { outcomes =>
+      val f = outcomes.head.figures
+      val clients = if driver.openLoop then f.clients else driver.concurrency
+      val base = info(name, s"$sampled: ${driver.describe(requests)}", url, f, clients, started)
+      val record = Measurement.record((if opens.size == 1 then base else base.copy(target = sampled, nodes = labels))
+        .copy(capacityStep = step), driver, outcomes, labels.drop(1), Nil, Nil)
+      written(record, dir)
     }
 
   /**
@@ -47,55 +80,58 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
       Stack.get(url, 5.seconds).toOption.map(t => MetricsReading.lines(t).filter(_.name == counter.drop(1)).map(_.value).sum)
     }
     say(s"observing ${jvm.label} for ${duration.toSeconds} s (no load), a sample every ${every.toMillis} ms")
-    val c0 = count()
-    val before = sampler.process(0.0)
-    val start = System.nanoTime()
-    val samples = paced(start, _ => System.nanoTime() - start < duration.toNanos)(sampler.sample)
-    val elapsed = (System.nanoTime() - start) / 1e9
-    val after = sampler.process(elapsed)
-    val answered = (for a <- c0; b <- count() yield (b - a).toLong).getOrElse(0L)
-    val figures = LoadFigures("observed", s"observed ${duration.toSeconds} s" + rateMetric.fold("")(m => s", rate from $m"),
-      0, elapsed, Answers(Map("2xx" -> answered), 0, 0, 0, 0), Latencies.Empty, Nil)
-    sampled(Measurement.Outcome(figures, samples, before, after)).map { m =>
+    val observed = Measurement.observe(sampler, every, duration, () => count(),
+      s"observed ${duration.toSeconds} s" + rateMetric.fold("")(m => s", rate from $m"))
+    sampled(observed).map { m =>
+      val figures = m.figures
       val record = RunRecord(info(name, s"${jvm.label}: ${figures.description}", "", figures, 0, started), figures,
-        m.samples, 0, elapsed, Seq(figures.throughput()), Nil, Some(m.beforeLoad), Some(m.afterLoad))
-      RecordJson.write(record, dir)
-      record
+        m.samples, 0, figures.durationSeconds, Seq(figures.throughput()), Nil, Some(m.beforeLoad), Some(m.afterLoad),
+        sampling = m.sampling, death = m.death)
+      written(record, dir)
     }
 
-  /** `count` samples, `every` apart; Left at the first without a thread dump. */
+  /** `count` samples, `every` apart at least (longer when their pauses ask it: [[PauseBudget]]); Left at the first without a thread dump. */
   def series(count: Int): Either[String, Seq[Sample]] =
     val start = System.nanoTime()
+    val budget = PauseBudget(every)
     var failed = Option.empty[String]
-    val samples = paced(start, i => i < count && failed.isEmpty) { second =>
-      val s = sampler.sample(second)
-      if s.pools.isEmpty then failed = Some(noDump)
-      s
-    }
-    failed.toLeft(samples)
-
-  /**
-   * Samples taken while `more(samples so far)`, the n-th at `start + n x every` (a slow dump delays the next, never
-   * shifts the ones after it).
-   */
-  private def paced(start: Long, more: Int => Boolean)(take: Double => Sample): Vector[Sample] =
-    val taken = Vector.newBuilder[Sample]
+    val samples = Vector.newBuilder[Sample]
     var n = 0
-    while more(n) do
-      taken += take((System.nanoTime() - start) / 1e9)
+    while n < count && failed.isEmpty do
+      val began = System.nanoTime()
+      val s = sampler.sample((began - start) / 1e9)
+      if s.pools.isEmpty then failed = Some(noDump)
+      s.pause.foreach(p => budget.record(p.ms))
+      samples += s
       n += 1
-      val next = start + n * every.toNanos
-      val wait = (next - System.nanoTime()) / 1_000_000
-      if more(n) && wait > 0 then Thread.sleep(wait)
-    taken.result()
+      val wait = (began + budget.interval.toNanos - System.nanoTime()) / 1_000_000
+      if n < count && failed.isEmpty && wait > 0 then Thread.sleep(wait)
+    val taken = sampler.finish(samples.result())
+    failed.toLeft(taken)
 
-  private def noDump: String =
-    s"no thread dump of ${jvm.label}: " + sampler.lastDumpError.getOrElse(jvm match
+  /** The first sample, before any load: which dump the JVM can take safely, said before the run starts. */
+  def announce(): Unit = opens.foreach { o =>
+    o.sampler.sample(0.0)
+    say(s"sampling ${o.jvm.label} every ${every.toMillis} ms (longer when its pauses would pass " +
+      s"${(PauseBudget.Share * 100).round} % of the time) from " + o.sampler.source.fold("a thread dump")(_.describe))
+  }
+
+  /** `record` as `result.json`, with its `verdict.json` unless the target died in it (nothing to judge after that). */
+  private def written(record: RunRecord, dir: Path): RunRecord =
+    RecordJson.write(record, dir)
+    if record.death.isEmpty then VerdictJson.write(VerdictJson.of(record, prediction), dir)
+    record
+
+  private def noDump: String = noDump(open)
+
+  private def noDump(open: OpenJvm): String =
+    s"no thread dump of ${open.jvm.label}: " + open.sampler.lastDumpError.getOrElse(open.jvm match
       case RunningJvm.ByPid(_) => "is it a JVM of this user?"
       case RunningJvm.ByJmx(_, _) => "the agent gave none")
 
+  /** A run without a thread dump is refused, unless the JVM died in it: that is the run's verdict. */
   private def sampled(m: Measurement.Outcome): Either[String, Measurement.Outcome] =
-    if m.samples.forall(_.pools.isEmpty) then Left(noDump) else Right(m)
+    if m.death.isEmpty && m.samples.forall(_.pools.isEmpty) then Left(noDump) else Right(m)
 
   private def info(name: String, title: String, url: String, figures: LoadFigures, clients: Int,
       started: Instant): RunInfo =
@@ -105,7 +141,30 @@ final class ProcessRun(open: OpenJvm, every: FiniteDuration, say: String => Unit
       jdk = open.facts.jdk, cores = open.facts.cores, startedAt = started.toString)
 
 object ProcessRun:
-  /** Opens `jvm`, runs `body` on it and closes it: Left when it cannot be reached. */
-  def on[A](jvm: RunningJvm, every: FiniteDuration, say: String => Unit)(
+  /**
+   * Opens `jvm`, says how it will be sampled ([[ProcessRun.announce]]), runs `body` on it and closes it: Left when it
+   * cannot be reached. `allowRiskyDumps`: `--allow-risky-dumps`.
+   */
+  def on[A](jvm: RunningJvm, every: FiniteDuration, say: String => Unit, allowRiskyDumps: Boolean = false,
+      prediction: Option[Prediction] = None)(body: ProcessRun => Either[String, A]): Either[String, A] =
+    onAll(Seq(jvm), Nil, every, say, allowRiskyDumps, prediction)(body)
+
+  /**
+   * Opens every JVM of a fleet (one, or each replica), each sampled with a scrape of its meters where `metrics` gives
+   * one (in the same order), says how they will be sampled, runs `body` on them and closes them: Left when one cannot
+   * be reached.
+   */
+  def onAll[A](jvms: Seq[RunningJvm], metrics: Seq[MetricsScrape], every: FiniteDuration, say: String => Unit,
+      allowRiskyDumps: Boolean = false, prediction: Option[Prediction] = None)(
       body: ProcessRun => Either[String, A]): Either[String, A] =
-    jvm.open().flatMap(open => try body(ProcessRun(open, every, say)) finally open.close())
+    val opened = jvms.map(_.open(allowRiskyDumps))
+    try
+      opened.collectFirst { case Left(e) => e }.toLeft(opened.collect { case Right(o) => o }).flatMap { opens =>
+        val metered = opens.zipAll(metrics.map(Some(_)), null, None).collect { case (o, m) if o != null =>
+          m.fold(o)(scrape => o.copy(sampler = MeteredSampler(o.sampler, scrape)))
+        }
+        val run = ProcessRun(metered, every, say, prediction)
+        run.announce()
+        body(run)
+      }
+    finally opened.collect { case Right(o) => o }.foreach(_.close())

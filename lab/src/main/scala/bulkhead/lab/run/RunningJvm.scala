@@ -41,12 +41,13 @@ enum RunningJvm:
 
   /**
    * Connects: a sampler, and the JDK and cores the JVM reports itself (a pid's through the attach API, read once; a
-   * JMX agent's through its MXBeans). Left when it cannot be reached.
+   * JMX agent's through its MXBeans). Left when it cannot be reached. `allowRiskyDumps`: take the JSON dump even on a
+   * JDK where it can crash the JVM ([[bulkhead.lab.sample.DumpHazards]]).
    */
-  def open(): Either[String, OpenJvm] = this match
+  def open(allowRiskyDumps: Boolean = false): Either[String, OpenJvm] = this match
     case ByPid(pid) =>
       JvmFacts.of(pid).left.map(e => s"$e: is it a JVM of this user?").map(facts =>
-        OpenJvm(this, ServiceSampler(pid, None), facts))
+        OpenJvm(this, ServiceSampler(pid, None, allowRiskyDumps = allowRiskyDumps), facts))
     case ByJmx(address, file) =>
       for
         credentials <- file.fold(Right(None))(f => JmxCredentials.read(f).map(Some(_)))

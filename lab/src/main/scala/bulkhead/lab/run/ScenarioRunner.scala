@@ -1,5 +1,6 @@
 package bulkhead.lab.run
 
+import bulkhead.lab.diagnose.VerdictJson
 import bulkhead.lab.load.{LoadDriver, WarmUp}
 import bulkhead.lab.model.{MetricsReading, Target}
 import bulkhead.lab.process.{ClusterNode, Dependencies, Launch, Served, ServiceCluster, Stack}
@@ -157,7 +158,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
 
   /** The sampler of `service`: its threads when it is a JVM, its /metrics when it is bulkhead. */
   private def samplerOf(s: Scenario, service: Served, jvm: Boolean, dependencies: Map[String, Long]): ServiceSampler =
-    ServiceSampler(service.child.pid, metricsUrlOf(s, service), threadDumps = jvm, dependencies = dependencies)
+    ServiceSampler(service.child.pid, metricsUrlOf(s, service), threadDumps = jvm, dependencies = dependencies,
+      process = Some(service.child.process))
 
   /**
    * Waits until the work the previous load (a warm-up, an attempt, a capacity step) left in `service` has ended, at
@@ -225,6 +227,8 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
     val record = Measurement.record(info, driver, outcomes, others.map(_.address), before,
       ServiceLog.readAll(service.child.log +: others.map(_.served.child.log)))
     RecordJson.write(record, dir)
+    record.death.foreach(d => throw IllegalStateException(s"the service ${d.sentence}"))
+    VerdictJson.write(VerdictJson.of(record), dir)
     record
 
 object ScenarioRunner:

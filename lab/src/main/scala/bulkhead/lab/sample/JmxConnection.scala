@@ -12,7 +12,8 @@ import scala.jdk.CollectionConverters.*
  * `OperatingSystemMXBean`, its version and cores. No attach API and no /proc: nothing of the JVM's host is read.
  */
 final class JmxConnection private (connector: JMXConnector, val address: JmxAddress) extends AutoCloseable:
-  private val server = connector.getMBeanServerConnection
+  /** The agent's MBean server, for what the platform MXBeans above do not cover (JFR, [[JmxRecording]]). */
+  val server: javax.management.MBeanServerConnection = connector.getMBeanServerConnection
   val threads: ThreadMXBean = ManagementFactory.getPlatformMXBean(server, classOf[ThreadMXBean])
   val os: com.sun.management.OperatingSystemMXBean =
     ManagementFactory.getPlatformMXBean(server, classOf[com.sun.management.OperatingSystemMXBean])
@@ -24,6 +25,20 @@ final class JmxConnection private (connector: JMXConnector, val address: JmxAddr
     val deadlocked = Option(threads.findDeadlockedThreads()).fold(Set.empty[Long])(_.toSet)
     JmxThreadDump.of(infos, deadlocked)
   }
+
+  /** Milliseconds since the JVM started. */
+  def uptimeMs: Either[String, Long] = call("uptime")(runtime.getUptime)
+
+  /** The JVM's log of VM operations ([[VmOperations]]): `VM.events log=vmops`, through its DiagnosticCommand MBean. */
+  def vmOperations: Either[String, String] = call("VM.events")(server.invoke(JmxConnection.Diagnostics, "vmEvents",
+    Array[AnyRef](Array("log=vmops")), Array(classOf[Array[String]].getName)).asInstanceOf[String])
+
+  /**
+   * The carriers of the virtual-thread scheduler (its `VirtualThreadSchedulerMXBean`, JDK 24+, read by name so that
+   * this compiles for JDK 17): more than none once a virtual thread has run. None on an older JDK.
+   */
+  def virtualThreadCarriers: Option[Int] = call("virtual-thread scheduler")(server.getAttribute(
+    javax.management.ObjectName("jdk.management:type=VirtualThreadScheduler"), "PoolSize").asInstanceOf[Int]).toOption
 
   /** The JVM's version (`25.0.3+9-LTS`), as the lab records the JDK of a run. */
   def jdk: String = call("version")(runtime.getVmVersion).getOrElse("?")
@@ -39,6 +54,8 @@ final class JmxConnection private (connector: JMXConnector, val address: JmxAddr
   def close(): Unit = try connector.close() catch case _: java.io.IOException => ()
 
 object JmxConnection:
+  private val Diagnostics = javax.management.ObjectName("com.sun.management:type=DiagnosticCommand")
+
   /**
    * Connects to the agent at `address`, with `credentials` when it authenticates. RMI has no timeout of its own: a
    * host that drops packets would hang the lab, so the connection is given up after `timeout`.

@@ -6,11 +6,14 @@ package bulkhead.lab.sample
  * `virtual`: its threads are virtual (a JSON dump's), one per task, started and ended with it: a pool without a size.
  * `waits`: its busy threads by what they wait on ([[WaitKind]] keys, or a resource's [[ResourceSample.key]]);
  * `sites`: by their first frame outside the JDK; `eventLoop`: its threads run an event loop ([[EventLoops]]), and
- * `runs` the packages its busy threads run (an event loop's only: which framework's way moves work off it).
+ * `runs` the packages its busy threads run (an event loop's only: which framework's way moves work off it);
+ * `computing`: its threads on a core by the code they run (their first frame outside the JDK; a thread of the JDK's
+ * alone, such as the one taking the dump, is the JVM's housekeeping): where the CPU goes, as far as sampled stacks tell.
  */
 final case class PoolSample(pool: String, threads: Int, busy: Int, states: Map[String, Int],
     busyFrames: Map[String, Int], blocked: Int = 0, virtual: Boolean = false, waits: Map[String, Int] = Map.empty,
-    sites: Map[String, Int] = Map.empty, eventLoop: Boolean = false, runs: Seq[String] = Nil):
+    sites: Map[String, Int] = Map.empty, eventLoop: Boolean = false, runs: Seq[String] = Nil,
+    computing: Map[String, Int] = Map.empty):
   def idle: Int = threads - busy
   /** Busy threads queued on a resource inside the JVM (a lock, a semaphore, a pool's borrow): see [[WaitGraph]]. */
   def queued: Int = waits.filter((k, _) => !PoolSample.Terminal(k)).values.sum
@@ -41,7 +44,8 @@ object PoolSample:
         sites = count(busy.flatMap(_.waiting.site)),
         eventLoop = threads.exists(t => EventLoops.runsLoop(t, loopFrames)),
         runs = if threads.exists(t => EventLoops.runsLoop(t, loopFrames)) then EventLoops.packages(busy.map(_.thread))
-          else Nil)
+          else Nil,
+        computing = count(busy.filter(_.waiting.kind == WaitKind.Running).flatMap(_.waiting.site)))
     }.sortBy(_.pool)
 
   /** Frames of the parking machinery: a thread parked in them waits inside the frame below, which names the wait. */

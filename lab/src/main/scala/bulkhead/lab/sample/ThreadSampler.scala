@@ -7,16 +7,23 @@ import scala.concurrent.duration.*
 
 /**
  * Thread dumps of any running JVM, as `jcmd <pid> Thread.print -l` prints them (what the seeds did with jstack), and
- * the JSON dump of JDK 21+, the only one with virtual threads ([[JvmPools]] chooses). Through the attach API from this
+ * the JSON dump of JDK 21+, the only one with virtual threads ([[JvmPools]] chooses, by [[DumpHazards]]). Through the attach API from this
  * JVM when it can (see [[Attach]]); else by running jcmd.
  */
 object ThreadSampler:
+  /** The jcmd beside the java the launcher chose, else beside this JVM's, else the one on the PATH. */
   def jcmd: String =
-    sys.props.get("bulkhead.java").map(j => java.nio.file.Path.of(j).resolveSibling("jcmd").toString)
-      .filter(p => java.nio.file.Files.isExecutable(java.nio.file.Path.of(p))).getOrElse("jcmd")
+    (sys.props.get("bulkhead.java").toSeq :+ s"${System.getProperty("java.home")}/bin/java")
+      .map(j => java.nio.file.Path.of(j).resolveSibling("jcmd"))
+      .find(java.nio.file.Files.isExecutable).fold("jcmd")(_.toString)
 
-  def dump(pid: Long): Either[String, String] =
-    Attach.jcmd(pid, "Thread.print -l").orElse(Children.runToCompletion(Seq(jcmd, pid.toString, "Thread.print", "-l"), 30.seconds)
+  /**
+   * `locks`: `-l`, the owners of `java.util.concurrent` locks, which HotSpot finds by walking the heap at the dump's
+   * safepoint (its pause then grows with the heap).
+   */
+  def dump(pid: Long, locks: Boolean = true): Either[String, String] =
+    val args = if locks then Seq("Thread.print", "-l") else Seq("Thread.print")
+    Attach.jcmd(pid, args.mkString(" ")).orElse(Children.runToCompletion(Seq(jcmd, pid.toString) ++ args, 30.seconds)
       .left.map(e => s"cannot take a thread dump of $pid: $e"))
 
   def sample(pid: Long): Either[String, Seq[PoolSample]] = dump(pid).map(t => PoolSample.of(ThreadDump.parse(t)))
@@ -49,7 +56,3 @@ object ThreadSampler:
   def version(pid: Long): Either[String, String] =
     Attach.jcmd(pid, "VM.version").orElse(Children.runToCompletion(Seq(jcmd, pid.toString, "VM.version"), 30.seconds)
       .left.map(e => s"cannot read the version of $pid: $e"))
-
-  /** The feature release in `VM.version`'s answer (`JDK 25.0.3` -> 25). */
-  def feature(vmVersion: String): Option[Int] =
-    """(?m)^JDK (\d+)""".r.findFirstMatchIn(vmVersion).flatMap(_.group(1).toIntOption)

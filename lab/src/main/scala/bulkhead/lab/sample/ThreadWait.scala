@@ -44,8 +44,8 @@ object ThreadWait:
   private val SleepFrames = Seq("java.lang.Thread.sleep", "java.lang.VirtualThread.sleepNanos")
 
   /** Frames of the JDK's waiting machinery: the wait is named by the first frame below them. */
-  private val Machinery = Seq("jdk.internal.misc.Unsafe.park", "java.lang.VirtualThread.park", "java.lang.Object.wait",
-    "java.util.concurrent.", "java.lang.VirtualThread.yield", "jdk.internal.vm.Continuation.")
+  private val Machinery = Seq("jdk.internal.misc.Unsafe.park", "sun.misc.Unsafe.park", "java.lang.VirtualThread.park",
+    "java.lang.Object.wait", "java.util.concurrent.", "java.lang.VirtualThread.yield", "jdk.internal.vm.Continuation.")
 
   /**
    * A wait with this few frames of code outside the JDK below it is a thread's loop waiting for its next task
@@ -72,10 +72,28 @@ object ThreadWait:
     top.exists(f => ThreadDump.IdleFrames.exists(f.contains)) || waitingInLoop(top) ||
       top.take(8).exists(f => NetworkIdleFrames.exists(f.contains)) || shallowWait(t)
 
-  /** Parked in a [[ThreadDump.LoopFrames]] loop itself, with no frame of a task between the wait and the loop. */
+  /**
+   * Parked in a [[ThreadDump.LoopFrames]] loop itself, with no frame of a task between the wait and the loop: only the
+   * JDK's frames and the loop's own class's above it. A copy of the fork-join pool (Scala 2.11's
+   * `scala.concurrent.forkjoin.ForkJoinPool`, Akka's) parks from its own `scan` or `awaitWork`, outside the JDK.
+   */
   private def waitingInLoop(top: Seq[String]): Boolean =
     val at = top.indexWhere(f => ThreadDump.LoopFrames.exists(f.contains))
-    at >= 0 && top.take(at).forall(f => jdk(method(f)))
+    at >= 0 && {
+      val loop = classOf(method(top(at)))
+      top.take(at).forall(f => jdk(method(f)) || classOf(method(f)) == loop)
+    }
+
+  /** `scala.concurrent.forkjoin.ForkJoinPool.scan` -> `scala.concurrent.forkjoin.ForkJoinPool`. */
+  def classOf(method: String): String = method.take(method.lastIndexOf('.').max(0))
+
+  /** The class a frame's code is written in: `a.b.Outer$Inner$1.run`, `a.b.Outer.lambda$x$0` -> `a.b.Outer`. */
+  def outerClassOf(method: String): String = classOf(method).takeWhile(_ != '$')
+
+  /** `org.apache.hc.core5.concurrent.BasicFuture.get` -> `org.apache.hc.core5.concurrent`. */
+  def packageOf(method: String): String =
+    val cls = classOf(method)
+    cls.take(cls.lastIndexOf('.').max(0))
 
   private def shallowWait(t: DumpedThread): Boolean =
     val methods = t.frames.map(method)
@@ -96,7 +114,7 @@ object ThreadWait:
     val top = methods.take(12)
     if idle(t) then ThreadWait(WaitKind.Idle)
     else if t.blockedOn.isDefined || t.state == "BLOCKED" then
-      ThreadWait(WaitKind.Monitor, t.blockedOn.map(classOf), t.blockedOn.map(identityOf),
+      ThreadWait(WaitKind.Monitor, t.blockedOn.map(lockClassOf), t.blockedOn.map(identityOf),
         siteOf(methods.dropWhile(machinery)))
     else if top.exists(m => SocketFrames.exists(m.contains)) then ThreadWait(WaitKind.Socket, site = siteOf(methods))
     else if methods.take(3).exists(m => SleepFrames.exists(m.startsWith)) then
@@ -106,7 +124,7 @@ object ThreadWait:
     else ThreadWait(WaitKind.Running, site = siteOf(methods))
 
   /** `0x000000070ff0b7c8 (java.lang.Object)` -> `java.lang.Object`, as [[ThreadDump]] records a lock. */
-  def classOf(lock: String): String =
+  def lockClassOf(lock: String): String =
     val open = lock.indexOf('(')
     if open < 0 then lock else lock.drop(open + 1).stripSuffix(")")
 

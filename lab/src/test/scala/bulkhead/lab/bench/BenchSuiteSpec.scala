@@ -61,6 +61,12 @@ class BenchSuiteSpec extends AnyFlatSpec with Matchers:
     BenchSuite.adjust(pool, None, None, Some(4), Some(6)).load.asInstanceOf[Load.Wrk].threads shouldBe 4
   }
 
+  "bench pause" should "sample 200, 2,000 and 10,000 threads held by as many clients, every second" in {
+    val cases = BenchSuite.named("pause").get.cases(root).toOption.get
+    cases.map(c => (c.name, c.load.concurrency, c.sampleEvery)) shouldBe Seq(("threads-200", 200, 1.second),
+      ("threads-2000", 2000, 1.second), ("threads-10000", 10000, 1.second))
+  }
+
   "BenchSuite.of" should "name the suite of a recorded case from its scenario file" in {
     BenchSuite.of("/x/lab/scenarios/bench/ab/00-defaults.conf").map(_.name) shouldBe Some("ab")
     BenchSuite.of("/x/lab/scenarios/seeds/07-hello-c100.conf") shouldBe None
@@ -72,7 +78,8 @@ class BenchSuiteSpec extends AnyFlatSpec with Matchers:
     cases.filter(_.sampleEvery > Duration.Zero).map(c => c.name -> c.compareWith) shouldBe Seq(
       "hello-every-1s" -> Some("hello-unsampled"), "hello-every-5s" -> Some("hello-unsampled"),
       "threads-2000-every-1s" -> Some("threads-2000-unsampled"),
-      "threads-2000-every-5s" -> Some("threads-2000-unsampled"))
+      "threads-2000-every-5s" -> Some("threads-2000-unsampled"),
+      "virtual-2000-every-1s" -> Some("virtual-2000-unsampled"))
     val dir = java.nio.file.Files.createTempDirectory("bench-suite")
     try
       val suiteDir = java.nio.file.Files.createDirectories(dir.resolve("lab/scenarios/bench/sampler"))

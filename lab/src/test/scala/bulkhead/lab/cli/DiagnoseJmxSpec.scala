@@ -31,7 +31,7 @@ class DiagnoseJmxSpec extends AnyFlatSpec with Matchers:
     val jetty = Stack(launch.copy(jvmFlags = launch.jvmFlags ++ agent), dir)
       .peer(Target.Jetty, Seq("--max-threads", "12", "--min-threads", "12"))
     try
-      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Some(JmxAddress("127.0.0.1", port))),
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Seq(JmxAddress("127.0.0.1", port))),
         url = jetty.url("/work/pool?ms=100"), connections = 40, duration = 6.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       record.info.target shouldBe s"jmx 127.0.0.1:$port"

@@ -1,5 +1,6 @@
 package bulkhead.lab.cli
 
+import bulkhead.lab.diagnose.{Diagnosis, Prediction, VerdictJson}
 import bulkhead.lab.record.{RecordJson, RunRecord}
 import bulkhead.lab.testkit.Fixtures
 import org.scalatest.flatspec.AnyFlatSpec
@@ -33,7 +34,7 @@ class GateCommandSpec extends AnyFlatSpec with Matchers:
     val hello = Fixtures.records("bench-hello").filter(_.info.target == "bulkhead")
     val report = Files.createTempDirectory("gate-ci").resolve("reports/gate.xml")
     val lines = Seq.newBuilder[String]
-    val result = GateCommand.run(runDir(hello.take(2)*), runDir(hello.last), report, 0.05, lines += _)
+    val result = GateCommand.run(Some(runDir(hello.take(2)*)), runDir(hello.last), report, 0.05, lines += _)
     result.map(_.passed) shouldBe Right(true)
     lines.result().take(3).map(_.take(30)) shouldBe Seq("hello-c100  capping resource  pass",
       "hello-c100  cap               pass", "hello-c100  cpu per request   pass").map(_.take(30))
@@ -47,15 +48,44 @@ class GateCommandSpec extends AnyFlatSpec with Matchers:
     GateCommand.main(Seq("--baseline", empty.toString, some.toString)) shouldBe 2
     GateCommand.main(Seq("--baseline", some.resolve("nothing").toString, some.toString)) shouldBe 2
     GateCommand.main(Seq(some.toString)) shouldBe 2
-    val noResult = GateCommand.run(empty, some, some.resolve("gate.xml"), 0.05, _ => ())
+    val noResult = GateCommand.run(Some(empty), some, some.resolve("gate.xml"), 0.05, _ => ())
     noResult.left.toOption.get should (include(empty.toString) and include("no result.json") and startWith("baseline: "))
-    GateCommand.run(some, some.resolve("gone"), some.resolve("gate.xml"), 0.05, _ => ()).left.toOption.get shouldBe
+    GateCommand.run(Some(some), some.resolve("gone"), some.resolve("gate.xml"), 0.05, _ => ()).left.toOption.get shouldBe
       s"new run: no such directory: ${some.resolve("gone")}"
     Files.exists(some.resolve("gate.xml")) shouldBe false
   }
 
   it should "exit 2 when no case is in both runs" in {
     val other = Fixtures.records("accuracy-quiet").take(1)
-    val err = GateCommand.run(runDir(smaller), runDir(other*), Path.of("/nonexistent/gate.xml"), 0.05, _ => ())
+    val err = GateCommand.run(Some(runDir(smaller)), runDir(other*), Path.of("/nonexistent/gate.xml"), 0.05, _ => ())
     err.left.toOption.get should startWith("no case in both runs")
+  }
+
+  /** A run after a fix, written as `lab diagnose --expect` writes it: its verdict beside what `before` predicted. */
+  private def expected(before: RunRecord, after: RunRecord): Path =
+    val (was, dir) = (Files.createTempDirectory("gate-before"), Files.createTempDirectory("gate-after"))
+    RecordJson.write(before, was)
+    VerdictJson.write(VerdictJson.of(before), was)
+    val prediction = Prediction.read(was).fold(e => fail(e), identity)
+    RecordJson.write(after, dir)
+    VerdictJson.write(VerdictJson.of(after, Some(prediction)), dir)
+    dir
+
+  it should "check a run after a fix against its prediction without a baseline: met, then missed" in {
+    // pool-4 predicted its fix, a pool of 16, at the next cap; pool-4-verify is the re-run with that pool.
+    val met = expected(smaller, larger)
+    val lines = Seq.newBuilder[String]
+    GateCommand.run(None, met, met.resolve("gate.xml"), 0.05, lines += _).map(_.passed) shouldBe Right(true)
+    lines.result().head should fullyMatch regex "pool-4 +prediction +pass .*"
+    lines.result().head should include(f"predicted ${Diagnosis(smaller).next.get.perSecond}%.1f req/s")
+    // The pool made smaller again after the same prediction: far below it.
+    val missed = expected(smaller, smaller)
+    GateCommand.main(Seq(missed.toString)) shouldBe 1
+    Files.readString(missed.resolve("gate.xml")) should include("<failure message=\"missed: predicted")
+  }
+
+  it should "exit 2 without a baseline when the new run holds no prediction" in {
+    val plain = runDir(smaller)
+    GateCommand.run(None, plain, plain.resolve("gate.xml"), 0.05, _ => ()).left.toOption.get should
+      include("holds no prediction to check")
   }

@@ -158,7 +158,11 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     val r = Records.run(clients = 20, seconds = 10, answers = Map("2xx" -> 1000), meanMs = 200,
       pools = PoolSample.of(dump), metrics = virtual)
     Diagnosis.resources(r).map(_.name).filter(_.contains("virtual")) shouldBe empty
-    Diagnosis(r).name shouldBe "load-generator"
+    // Nothing is full, but each request holds a virtual thread asleep: the verdict names that, never the clients.
+    val v = Diagnosis(r)
+    v.name shouldBe "wait"
+    v.cap.why should include("sleep")
+    v.fix.map(_.kind) shouldBe Some(FixKind.MoreLoad)
   }
 
   it should "fall back to the load generator's closed loop when nothing is saturated" in {
@@ -167,6 +171,12 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     // Little's law on the run's own figures: 16 clients at 16 / 150 s each serve 150 req/s, whatever wrk's mean says.
     v.predicted shouldBe (150.0 +- 0.5)
     v.cap.why should include("Little's law on the measurement")
+    v.cap.why should include("mostly idle")
+    // The fix: more load, and the rate that would find the cap: the service's 0.2 cores for 150 req/s are 1,333 us a
+    // request, so its 2 cores would serve 1,500 req/s.
+    v.fix.map(_.kind) shouldBe Some(FixKind.MoreLoad)
+    v.fix.get.sentence should include("the CPU at about 1500 req/s")
+    v.fix.get.sentence should include("lab capacity --max-rate 1800")
   }
 
   /** Each node's SOAP work queue as a dump shows it when full: 5 threads waiting in the blocking HTTP call. */
@@ -271,6 +281,35 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.explanation should include("did not get 2xx")
   }
 
+  it should "follow the zoo's futures and pool to the resource that caps them, its bound what it let through" in {
+    // Real runs of the zoo's new cases (lab run, 15 s sampled every second): each saturated resource's bound within
+    // 5 % of the measurement, and the fix of its kind.
+    Seq(("zoo-async-client", "connection-pool", FixKind.ConnectionPoolSize),
+      ("zoo-future-pool", "pool pool-1-thread", FixKind.PoolSize),
+      ("zoo-jedis-held", "object-pool", FixKind.ReleaseSooner)).foreach { (name, cap, kind) =>
+      val v = Diagnosis(recorded(name))
+      withClue(v.line(name)) {
+        v.name shouldBe cap
+        v.ratio should (be >= 0.95 and be <= 1.05)
+        v.fix.map(_.kind) shouldBe Some(kind)
+        v.chain.head should startWith("XNIO-1 task: ")
+      }
+    }
+  }
+
+  it should "name the CPU of a hashing service whose threads queue for a core on a machine other work keeps busy" in {
+    // The zoo's password-hashing case run while other jobs loaded the machine (load average 22 on 2 cores): the
+    // service got 0.43 of its cores, but its 32 workers were sampled computing, far more than the cores.
+    val r = recorded("zoo-password-hashing")
+    val v = Diagnosis(r)
+    v.name shouldBe "cpu"
+    v.ratio should (be >= 0.95 and be <= 1.05)
+    v.fix.map(_.kind) shouldBe Some(FixKind.CheaperWork)
+    v.fix.get.sentence should startWith("cheaper work where the CPU goes: bulkhead.zoo.PasswordHashing.hash")
+    // The lock its writers queue on, held by threads waiting for a core, is the CPU's symptom, not a cap.
+    Diagnosis.resources(r).map(_.name) should not contain "lock"
+  }
+
   "Diagnosis of a recorded 2-node run" should "read the work queue on both nodes as one of twice one node's cap" in {
     // Diagnosis case 10 (5 threads per node, third party 200 ms, 20 clients) run here while other work kept the
     // machine's 2 cores busy: the SOAP calls took longer than 200 ms, and the verdict names the CPU.
@@ -344,3 +383,93 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     v.fix.get.sentence should include("exchange.dispatch")
   }
 
+  it should "follow a future to the asynchronous client's connections: 5 calls at once, the rest waiting inside it" in {
+    // Apache HttpAsyncClient 5, 5 connections per route, the stub at 200 ms, 30 clients: the workers wait on the
+    // client's futures, which its I/O reactor completes without a busy thread; 5 connections to the stub are open.
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-async-client-jdk25.txt", clients = 30, perSecond = 21.9,
+      outbound = Map("127.0.0.1:36491" -> 5)))
+    v.name shouldBe "connection-pool"
+    // 5 connections / 21.9 calls a second = 0.228 s each; 5 / 0.228 s = 21.9 req/s: the bound is what it let through.
+    v.predicted shouldBe (21.9 +- 0.2)
+    v.chain.head should startWith("XNIO-1 task: 30.0 of 60 threads busy, 30.0 of them waiting on it")
+    val chain = v.chain.mkString(" -> ")
+    chain should include("wait on a completion at org.apache.hc.core5.concurrent.BasicFuture.get")
+    chain should include("asked in bulkhead.zoo.AsyncClientPool.call")
+    chain should include("completed by httpclient-dispatch")
+    chain should include("a remote call of 0.228 s each, 5 at once")
+    v.fix.map(_.kind) shouldBe Some(FixKind.ConnectionPoolSize)
+    v.fix.get.sentence should include("connections per host >= 30")
+    v.fix.get.sentence should include("PoolingAsyncClientConnectionManager")
+  }
+
+  it should "say what the requests wait on when it cannot see who completes it, never the load generator" in {
+    // The same dump without the process's connections (an offline dump): a completion no thread of the JVM runs.
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-async-client-jdk25.txt", clients = 30, perSecond = 21.9))
+    v.name shouldBe "wait"
+    v.cap.why should include("BasicFuture.get")
+    v.cap.why should include("30.0 at once")
+    v.fix.map(_.kind) shouldBe Some(FixKind.MoreLoad)
+  }
+
+  it should "follow a future to the executor whose threads complete it, and size that executor" in {
+    // A fixed executor of 5 threads (the JDK's own names) makes each 200 ms call; 30 workers wait on its futures.
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-future-pool-jdk25.txt", clients = 30, perSecond = 19.5,
+      outbound = Map("127.0.0.1:36491" -> 5)))
+    v.name shouldBe "pool pool-1-thread"
+    v.predicted shouldBe (19.5 +- 0.2)
+    v.chain.head should startWith("XNIO-1 task: 30.0 of 57 threads busy, 30.0 of them waiting on it")
+    v.chain(1) should include("wait on a completion at bulkhead.zoo.FuturePool.call")
+    v.chain(2) should startWith("completed by the threads of pool-1-thread (5.0 busy running the task in " +
+      "bulkhead.zoo.FuturePool.send), they wait in a socket read")
+    v.fix.map(_.kind) shouldBe Some(FixKind.PoolSize)
+    v.fix.get.sentence should include("pool-1-thread >= 30")
+    Diagnosis.resources(Records.ofDump("threaddump-zoo-future-pool-jdk25.txt", 30, 19.5)).map(_.name) should
+      not contain "pool XNIO-1 task"
+  }
+
+  it should "name a pool of a library it has no name for by the frames that lend, and release it before the sleep" in {
+    // Jedis's pool (Apache Commons Pool 2, 8 objects), each held across 50 ms of sleep with the connection borrowed.
+    val v = Diagnosis(Records.ofDump("threaddump-zoo-jedis-held-jdk25.txt", clients = 50, perSecond = 149.2,
+      outbound = Map("127.0.0.1:6379" -> 8)))
+    v.name shouldBe "object-pool"
+    v.predicted shouldBe (149.2 +- 1.0)
+    val chain = v.chain.mkString(" -> ")
+    chain should include("an object pool of org.apache.commons.pool2 (GenericObjectPool.borrowObject), taken through " +
+      "redis.clients.jedis (JedisPool.getResource) in bulkhead.zoo.JedisHeld.work")
+    chain should include("the holders sleep with the object borrowed")
+    v.fix.map(_.kind) shouldBe Some(FixKind.ReleaseSooner)
+    v.fix.get.sentence should startWith("release the object before that work: the holders sleep in " +
+      "bulkhead.zoo.JedisHeld.work")
+    v.fix.get.sentence should include(">= 50 objects (JedisPoolConfig.setMaxTotal")
+    v.name should not be "limit"
+  }
+
+  it should "tell a blocked default dispatcher of any Pekko or Akka service to move the call, never to add threads" in {
+    // bulkhead's /work/default on JDK 17, read as a service the lab did not write: 2 dispatcher threads sleeping.
+    val pools = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-default2-jdk17.txt")))
+    val v = Diagnosis(Records.run(clients = 32, seconds = 10, answers = Map("2xx" -> 200), meanMs = 1600,
+      pools = pools, target = "akka-http"))
+    v.name shouldBe "pool bulkhead-pekko.actor.default-dispatcher"
+    v.fix.map(_.kind) shouldBe Some(FixKind.MoveOffEventLoop)
+    v.fix.get.sentence should include("to a dedicated dispatcher: a thread-pool-executor with fixed-pool-size 32")
+    v.fix.get.sentence should include("bulkhead.service.work.WorkRunner.sleepOn")
+    v.fix.get.sentence should not include "parallelism or pool size"
+  }
+
+  it should "name where the CPU goes, that more threads will not help, and what more cores or cheaper work give" in {
+    // Password hashing (PBKDF2, 10,000 rounds) on 32 Undertow workers under wrk -c40, every worker in the hash;
+    // 29.1 req/s on a machine shared with other jobs, the service using 1.9 of its 2 cores.
+    val hashing = PoolSample.of(ThreadDump.parse(Fixtures.text("threaddump-zoo-password-hashing-jdk25.txt")))
+    val v = Diagnosis(Records.run(clients = 40, seconds = 10, answers = Map("2xx" -> 291), meanMs = 1375,
+      pools = hashing, busyShare = 0.99, serviceCores = 1.9, target = "zoo"))
+    v.name shouldBe "cpu"
+    v.fix.map(_.kind) shouldBe Some(FixKind.CheaperWork)
+    val fix = v.fix.get.sentence
+    // Every running thread was sampled in the hash: the hottest frame at half its cost halves the service's CPU.
+    fix should include("cheaper work where the CPU goes: bulkhead.zoo.PasswordHashing.hash 100%")
+    fix should include("more threads will not help (32.0 threads run on 2 busy cores")
+    // 1.9 cores / 29.1 answers a second = 65,292 us per request: 4 cores of its own would serve 4 x 15.3 req/s.
+    fix should include("with 4 cores of its own the service's 65292 us per request would serve 4 x 15.3 = 61.3 req/s")
+    fix should include("if bulkhead.zoo.PasswordHashing.hash cost half")
+    v.next shouldBe None
+  }

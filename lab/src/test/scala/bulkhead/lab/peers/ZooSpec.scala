@@ -106,6 +106,51 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     }
   }
 
+  // async-client (HttpAsyncClient, connections per route) and future-pool (a fixed executor): 2 calls of 200 ms at
+  // once on 1 connection or 1 thread take two rounds; an unreachable third party is a 502 at once.
+  Seq(("async-client", "--max-connections"), ("future-pool", "--pool-size")).foreach { (app, size) =>
+    s"The zoo's $app" should s"wait on the futures of its calls to the stub, $size 1 at a time, and answer 502 " +
+      "when the stub is down" in {
+      val stub = stack.stub(Seq("--latency", "fixed:200"))
+      try
+        withZoo(Seq("--app", app, size, "1", "--soap-endpoint", stub.url("/soap"))) { s =>
+          get(s, "/hello") shouldBe (200, "OK")
+          get(s, "/work") shouldBe (200, "OK")
+          val (statuses, ms) = atOnce(s, 2)
+          statuses shouldBe Seq(200, 200)
+          ms should be >= 400L
+        }
+      finally stub.child.stop()
+      withZoo(Seq("--app", app, "--soap-endpoint", s"http://127.0.0.1:${Stack.freePort()}/soap")) { s =>
+        val (status, body) = get(s, "/work")
+        status shouldBe 502
+        body should include("\"error\": \"third party unreachable\"")
+      }
+    }
+  }
+
+  "The zoo's jedis-held" should "hold a pooled Redis connection across its sleep: 2 at once on 1 take two rounds" in {
+    val redis = stack.redis()
+    try
+      withZoo(Seq("--app", "jedis-held", "--pool-size", "1", "--hold-ms", "200", "--redis-uri",
+          s"redis://127.0.0.1:${redis.port}")) { s =>
+        get(s, "/hello") shouldBe (200, "OK")
+        get(s, "/work") shouldBe (200, "OK")
+        val (statuses, ms) = atOnce(s, 2)
+        statuses shouldBe Seq(200, 200)
+        ms should be >= 400L
+      }
+    finally redis.child.stop()
+  }
+
+  "The zoo's password-hashing" should "hash on its workers and answer every request at once with OK" in {
+    withZoo(Seq("--app", "password-hashing", "--worker-threads", "4", "--iterations", "1000")) { s =>
+      get(s, "/hello") shouldBe (200, "OK")
+      val (statuses, _) = atOnce(s, 8)
+      statuses shouldBe Seq.fill(8)(200)
+    }
+  }
+
   // hikari-pg (Undertow) and spring-hikari (Spring Boot on Tomcat, JdbcTemplate): n queries at once on `pool`
   // connections of 200 ms each take n / pool rounds.
   Seq(("hikari-pg", 1, 2, 400), ("spring-hikari", 2, 6, 600)).foreach { (app, pool, n, leastMs) =>
@@ -136,6 +181,10 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--hold-ms", "x") -> "--hold-ms",
     Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--worker-threads", "8") ->
       "--worker-threads",
+    Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--virtual-threads", "yes") ->
+      "--virtual-threads",
+    Seq("--app", "spring-hikari", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--tls-port", "0") ->
+      "javax.net.ssl.keyStore",
     Seq("--app", "undertow-lock", "--hold-ms", "-1") -> "--hold-ms",
     Seq("--app", "undertow-reentrant", "--worker-threads", "0") -> "--worker-threads",
     Seq("--app", "undertow-semaphore", "--permits", "0") -> "--permits",
@@ -144,6 +193,11 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     Seq("--app", "httpclient-pool", "--soap-endpoint", "nowhere") -> "--soap-endpoint",
     Seq("--app", "httpclient-pool") -> "--soap-endpoint",
     Seq("--app", "undertow-lock", "--permits", "2") -> "--permits",
+    Seq("--app", "async-client") -> "--soap-endpoint",
+    Seq("--app", "future-pool", "--soap-endpoint", "http://127.0.0.1:1/soap", "--pool-size", "0") -> "--pool-size",
+    Seq("--app", "jedis-held") -> "--redis-uri",
+    Seq("--app", "jedis-held", "--redis-uri", "http://127.0.0.1:1") -> "--redis-uri",
+    Seq("--app", "password-hashing", "--iterations", "0") -> "--iterations",
     Seq("--app", "undertow") -> "undertow",
     Seq("--app", "vertx-blocked", "--threads", "2") -> "--threads").foreach { (args, named) =>
     s"The zoo given ${args.mkString(" ")}" should s"exit with code 2 and a message naming $named" in {

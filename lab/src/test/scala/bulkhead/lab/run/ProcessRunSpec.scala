@@ -1,6 +1,7 @@
 package bulkhead.lab.run
 
 import bulkhead.lab.record.RecordJson
+import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -15,7 +16,7 @@ import scala.concurrent.duration.*
  * the lab's and told it has one processor, so that what the run records can only be the target's.
  */
 @Slow
-class ProcessRunSpec extends AnyFlatSpec with Matchers:
+class ProcessRunSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val source = Path.of(getClass.getResource("/jvm/JmxWorkers.java").toURI).toString
 
   /** A JDK 17 (`java` of the OS packages), the oldest the lab supports, while the lab runs on another one. */
@@ -27,16 +28,20 @@ class ProcessRunSpec extends AnyFlatSpec with Matchers:
       .orElse(jdks.find(d => !d.getFileName.toString.contains(lab.toString)))
       .getOrElse(fail(s"needs a second JDK under /usr/lib/jvm besides the lab's JDK $lab: apt-get install openjdk-17-jdk"))
 
-  private def withWorkers(test: Long => Unit): Unit =
+  /** Started once for the spec's cases: its pools stand still, so what one case reads does not change the other's. */
+  private lazy val workers: Process =
     val jvm = ProcessBuilder(otherJdk.resolve("bin/java").toString, "-Xmx64m", "-XX:ActiveProcessorCount=1", source)
       .redirectErrorStream(true).start()
-    try
-      val out = BufferedReader(InputStreamReader(jvm.getInputStream))
-      Iterator.continually(out.readLine()).takeWhile(_ != null).take(50).find(_ == "ready") shouldBe Some("ready")
-      test(jvm.pid())
-    finally
-      jvm.destroy()
-      if !jvm.waitFor(10, TimeUnit.SECONDS) then jvm.destroyForcibly().waitFor()
+    val out = BufferedReader(InputStreamReader(jvm.getInputStream))
+    Iterator.continually(out.readLine()).takeWhile(_ != null).take(50).find(_ == "ready") shouldBe Some("ready")
+    jvm
+
+  override def afterAll(): Unit =
+    if workers.isAlive then
+      workers.destroy()
+      if !workers.waitFor(10, TimeUnit.SECONDS) then workers.destroyForcibly().waitFor()
+
+  private def withWorkers(test: Long => Unit): Unit = test(workers.pid())
 
   private def versionOf(java: Path): String =
     val p = ProcessBuilder(java.toString, "-XshowSettings:properties", "-version").redirectErrorStream(true).start()

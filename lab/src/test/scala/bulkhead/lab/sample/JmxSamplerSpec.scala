@@ -6,11 +6,16 @@ import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
 import java.io.{BufferedReader, InputStreamReader}
+import java.lang.management.ManagementFactory
 import java.net.{InetAddress, ServerSocket}
 import java.nio.file.attribute.PosixFilePermissions
 import java.nio.file.{Files, Path}
+import java.time.Instant
 import java.util.concurrent.TimeUnit
+import jdk.jfr.consumer.RecordingFile
+import jdk.management.jfr.FlightRecorderMXBean
 import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
 
 /**
  * A JVM reached only over JMX, on loopback: `JmxWorkers` (three pools whose threads stand still) started with its JMX
@@ -86,7 +91,7 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
   it should "serve lab diagnose --jmx --no-load and lab threads --jmx, with the JVM's own JDK and cores" in
     withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (_, address) =>
       val dir = Files.createTempDirectory("diagnose-jmx")
-      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Some(address)), noLoad = true, duration = 2.seconds, every = 1.second)
+      val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Seq(address)), noLoad = true, duration = 2.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       record.info.name shouldBe s"jmx-127.0.0.1-${address.port}"
       record.info.target shouldBe s"jmx 127.0.0.1:${address.port}"
@@ -95,6 +100,41 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
       record.beforeLoad.flatMap(_.cpuSeconds).get should be > 0.0
       Files.exists(dir.resolve("result.json")) shouldBe true
       ThreadsCommand.main(Seq("--jmx", address.text, "--count", "2", "--every", "100ms")) shouldBe 0
+    }
+
+  "JmxRecording" should "keep the lab's recording in a JVM over JMX, copy it here as a file, and close it" in
+    withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (_, address) =>
+      val connection = open(address)
+      try
+        val recording = JmxRecording(connection.server)
+        recording.start() shouldBe Right(())
+        val recorder = ManagementFactory.getPlatformMXBean(connection.server, classOf[FlightRecorderMXBean])
+        def ours = recorder.getRecordings.asScala.filter(_.getName == VirtualThreadEvents.recordingName)
+        ours.map(_.getState) shouldBe Seq("RUNNING")
+        val file = recording.collect(Instant.now().minusSeconds(5)).fold(e => fail(e), identity)
+        try
+          val types = RecordingFile(file).readEventTypes().asScala.map(_.getName)
+          types should contain allElementsOf VirtualWait.Events.keys
+        finally Files.deleteIfExists(file)
+        recording.stop()
+        ours shouldBe empty
+      finally connection.close()
+    }
+
+  "JmxSampler" should "take the JVM for dead once its connection is lost, ending the run there" in
+    withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (jvm, address) =>
+      val killer = Thread(() => { Thread.sleep(3000); jvm.destroyForcibly(); () })
+      killer.start()
+      val options = DiagnoseCommand.Options(JvmFlags(jmx = Seq(address)), noLoad = true, duration = 60.seconds,
+        every = 1.second)
+      val record = DiagnoseCommand.run(options, Files.createTempDirectory("diagnose-jmx-dies"), _ => ())
+        .fold(e => fail(e), identity)
+      killer.join()
+      val death = record.death.getOrElse(fail("no death recorded"))
+      death.how should startWith("the JMX connection was lost")
+      death.second should be < 60.0
+      record.samples should not be empty
+      record.samples.map(_.second).foreach(_ should be < death.second)
     }
 
   it should "authenticate with the user and password of a file, and say what is wrong without them" in {

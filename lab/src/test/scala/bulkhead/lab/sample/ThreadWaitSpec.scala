@@ -47,6 +47,17 @@ class ThreadWaitSpec extends AnyFlatSpec with Matchers:
     named("idle-timer").map(_.kind) shouldBe Seq(WaitKind.Idle)
   }
 
+  it should "read the idle workers of a fork-join pool's own copy (Scala 2.11's, under Spray) as idle" in {
+    // Spray's dispatcher runs Scala 2.11's scala.concurrent.forkjoin.ForkJoinPool: its idle workers park from the
+    // pool's own scan, outside the JDK; a resource read from them would name a cap that is no wait at all.
+    val spray = dump("threaddump-spray-hello-c100-jdk25.txt")
+    val parked = spray.threads.filter(_.frames.headOption.exists(_.contains("Unsafe.park")))
+      .filter(_.frames.exists(_.contains("scala.concurrent.forkjoin.ForkJoinPool.scan")))
+    parked.size should be >= 4
+    parked.map(_.waiting.kind).distinct shouldBe Seq(WaitKind.Idle)
+    WaitGraph.of(spray).map(_.site) should not contain "scala.concurrent.forkjoin.ForkJoinPool.scan"
+  }
+
   it should "read an executor's idle worker as idle in every recorded dump" in {
     val tomcat = dump("threaddump-tomcat-exec20-after-jdk25.txt")
     val idleTpe = tomcat.threads.filter(_.frames.exists(_.contains("ThreadPoolExecutor.getTask")))

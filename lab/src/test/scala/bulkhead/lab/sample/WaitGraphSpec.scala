@@ -53,6 +53,33 @@ class WaitGraphSpec extends AnyFlatSpec with Matchers:
     pool.caller shouldBe Some("org.apache.hc.client5.http.impl.classic.ConnectExec.execute")
   }
 
+  it should "find threads waiting on an asynchronous client's futures, their completer an idle event loop" in {
+    val Seq(future) = zoo("async-client")
+    (future.completion, future.waiters, future.holders) shouldBe (true, 30, 0)
+    future.site shouldBe "org.apache.hc.core5.concurrent.BasicFuture.get"
+    // The code that asked is the first frame outside the future's library; its I/O reactor runs that library.
+    future.caller shouldBe Some("bulkhead.zoo.AsyncClientPool.call")
+    future.completedBy shouldBe Map("httpclient-dispatch" -> 2)
+  }
+
+  it should "find the executor's threads that complete the futures the workers wait on, by the class that asked" in {
+    val Seq(future) = zoo("future-pool")
+    future.completion shouldBe true
+    future.site shouldBe "bulkhead.zoo.FuturePool.call"
+    (future.waiters, future.holders) shouldBe (30, 5)
+    future.holderPools shouldBe Map("pool-1-thread" -> 5)
+    future.holderWaits shouldBe Map("socket" -> 5)
+  }
+
+  it should "record a pool's own frames from the wait down to the caller, for the pool's library" in {
+    val Seq(pool) = zoo("jedis-held")
+    pool.completion shouldBe false
+    (pool.waiters, pool.holders, pool.holderWaits) shouldBe (42, 8, Map("sleep" -> 8))
+    pool.through.head shouldBe "org.apache.commons.pool2.impl.LinkedBlockingDeque.takeFirst"
+    pool.through.last shouldBe "redis.clients.jedis.JedisPool.getResource"
+    pool.caller shouldBe Some("bulkhead.zoo.JedisHeld.work")
+  }
+
   it should "see an executor's own idle wait as idle, not as a resource (Undertow's worker queue)" in {
     Seq("undertow-lock", "undertow-semaphore", "httpclient-pool").flatMap(zoo).map(_.blocker) should
       not contain "org.jboss.threads.EnhancedQueueExecutor"

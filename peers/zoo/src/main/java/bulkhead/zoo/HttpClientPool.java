@@ -1,11 +1,8 @@
 package bulkhead.zoo;
 
-import bulkhead.peers.JsonError;
 import bulkhead.peers.PeerOptions;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.handlers.BlockingHandler;
-import io.undertow.util.Headers;
-import io.undertow.util.StatusCodes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
@@ -24,12 +21,6 @@ import org.apache.hc.core5.http.io.entity.StringEntity;
  * requests per second (5 / 0.1 s = 50 req/s with the stub at 100 ms), well below the 100 --worker-threads.
  */
 final class HttpClientPool implements ZooApp {
-  private static final String SoapAction = "\"urn:bulkhead:customers/GetCustomer\"";
-  private static final String GetCustomer42 = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-      + "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\" "
-      + "xmlns:cus=\"urn:bulkhead:customers\"><soapenv:Body><cus:GetCustomer><cus:customerId>42</cus:customerId>"
-      + "</cus:GetCustomer></soapenv:Body></soapenv:Envelope>";
-
   private final int workerThreads;
   private final int maxConnections;
   private final String endpoint;
@@ -51,25 +42,18 @@ final class HttpClientPool implements ZooApp {
 
   private void call(CloseableHttpClient client, HttpServerExchange exchange) {
     HttpPost post = new HttpPost(endpoint);
-    post.setHeader("SOAPAction", SoapAction);
-    post.setEntity(new StringEntity(GetCustomer42, ContentType.create("text/xml", StandardCharsets.UTF_8)));
+    post.setHeader("SOAPAction", SoapCall.Action);
+    post.setEntity(new StringEntity(SoapCall.GetCustomer42, ContentType.create("text/xml", StandardCharsets.UTF_8)));
     try {
       String problem = client.execute(post, response -> {
         // Read whole either way: the connection goes back to the pool only once its answer is consumed.
         String body = EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8);
-        if (response.getCode() != 200) return "the third party answered HTTP " + response.getCode();
-        return body.contains("GetCustomerResponse") ? null : "the third party's answer is not a GetCustomerResponse";
+        return SoapCall.problem(response.getCode(), body);
       });
       if (problem == null) UndertowServer.ok(exchange);
-      else badGateway(exchange, "third party failed", problem);
+      else SoapCall.badGateway(exchange, "third party failed", problem);
     } catch (IOException e) {
-      badGateway(exchange, "third party unreachable", e.toString());
+      SoapCall.badGateway(exchange, "third party unreachable", e.toString());
     }
-  }
-
-  private static void badGateway(HttpServerExchange exchange, String error, String detail) {
-    exchange.setStatusCode(StatusCodes.BAD_GATEWAY);
-    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
-    exchange.getResponseSender().send(JsonError.body(error, detail));
   }
 }

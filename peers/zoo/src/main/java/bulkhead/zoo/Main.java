@@ -14,6 +14,12 @@ public final class Main {
       "  httpclient-pool      --worker-threads 100 --max-connections 5 --soap-endpoint URL",
       "  hikari-pg            --worker-threads 100 --pool-size 10 --hold-ms 100 --jdbc-url jdbc:postgresql://...",
       "  spring-hikari        --pool-size 10 --hold-ms 100 --jdbc-url jdbc:postgresql://...   (Spring Boot, Tomcat)",
+      "                       [--virtual-threads on] [--tls-port N, with -Djavax.net.ssl.keyStore=...]",
+      "  async-client         --worker-threads 100 --max-connections 5 --soap-endpoint URL   (waits on futures)",
+      "  future-pool          --worker-threads 100 --pool-size 5 --soap-endpoint URL   (waits on an executor's futures)",
+      "  jedis-held           --worker-threads 64 --pool-size 8 --hold-ms 50 --redis-uri URI   (pool held across a sleep)",
+      "  password-hashing     --worker-threads 32 --iterations 10000   (PBKDF2: CPU-bound)",
+      "  virtual-parking      --io-threads 2 --hold-ms 100 --steps 4 --parkers 0 --park-ms 10   (virtual threads, JDK 21+)",
       "Every app also accepts --redis-uri URI, --soap-endpoint URL and --jdbc-url URL (the lab's backing flags).");
 
   public static void main(String[] args) {

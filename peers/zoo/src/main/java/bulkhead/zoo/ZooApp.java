@@ -13,7 +13,8 @@ interface ZooApp {
 
   /** Every app's name, as --app takes it. */
   List<String> Names = List.of("undertow-lock", "undertow-reentrant", "undertow-semaphore", "undertow-io-blocked",
-      "vertx-blocked", "httpclient-pool", "hikari-pg", "spring-hikari");
+      "vertx-blocked", "httpclient-pool", "hikari-pg", "spring-hikari", "async-client", "future-pool", "jedis-held",
+      "password-hashing", "virtual-parking");
 
   /** The app `flags.app` names, its knobs read from `flags`; an unknown name stops the start. */
   static ZooApp of(ZooFlags flags) {
@@ -26,6 +27,11 @@ interface ZooApp {
       case "httpclient-pool": return new HttpClientPool(flags);
       case "hikari-pg": return new HikariPg(flags);
       case "spring-hikari": return new SpringHikari(flags);
+      case "async-client": return new AsyncClientPool(flags);
+      case "future-pool": return new FuturePool(flags);
+      case "jedis-held": return new JedisHeld(flags);
+      case "password-hashing": return new PasswordHashing(flags);
+      case "virtual-parking": return new VirtualParking(flags);
       default:
         PeerOptions.fail(ZooFlags.Program, (flags.app.isEmpty() ? "--app is required" : "unknown --app '" + flags.app
             + "'") + ": expected one of " + String.join(", ", Names));

@@ -18,14 +18,16 @@ final class ZooFlags {
   /** Every flag some app reads: another is refused before the app is chosen, so even without a good --app. */
   private static final Set<String> Known = Set.of("--app", "--port", "--port-file", "--redis-uri", "--soap-endpoint",
       "--jdbc-url", "--io-threads", "--worker-threads", "--hold-ms", "--permits", "--event-loops", "--max-connections",
-      "--pool-size");
+      "--pool-size", "--iterations", "--virtual-threads", "--tls-port", "--steps", "--parkers", "--park-ms");
 
   private final Map<String, String> given;
   private final Set<String> read = new LinkedHashSet<>();
   final String app;
   final int port;
   final String portFile;
-  /** Empty when not given; only httpclient-pool calls it. */
+  /** Empty when not given; only jedis-held connects to it. */
+  final String redisUri;
+  /** Empty when not given; httpclient-pool, async-client and future-pool call it. */
   final String soapEndpoint;
   /** Empty when not given; only hikari-pg and spring-hikari connect to it. */
   final String jdbcUrl;
@@ -35,8 +37,11 @@ final class ZooFlags {
     this.app = text("--app", "");
     this.port = number("--port", 8080, 0, 65535);
     this.portFile = text("--port-file", "");
-    // The lab passes the service's backing to every target of a scenario: accepted, used by no app.
-    text("--redis-uri", "");
+    // The lab passes the service's backing to every target of a scenario: accepted, used by the apps that call it.
+    this.redisUri = text("--redis-uri", "");
+    if (!redisUri.isEmpty() && !redisUri.startsWith("redis://")) {
+      PeerOptions.fail(Program, "--redis-uri must be a redis:// URI, was '" + redisUri + "'");
+    }
     this.soapEndpoint = text("--soap-endpoint", "");
     if (!soapEndpoint.isEmpty()) url("--soap-endpoint", soapEndpoint);
     this.jdbcUrl = text("--jdbc-url", "");
@@ -65,6 +70,15 @@ final class ZooFlags {
     read.add(flag);
     String value = given.get(flag);
     return value == null ? fallback : PeerOptions.number(Program, flag, value, min, max);
+  }
+
+  /** `flag` as `on` or `off`, `fallback` when absent. */
+  boolean onOff(String flag, boolean fallback) {
+    String value = text(flag, fallback ? "on" : "off");
+    if (!value.equals("on") && !value.equals("off")) {
+      PeerOptions.fail(Program, flag + " must be on or off, was '" + value + "'");
+    }
+    return value.equals("on");
   }
 
   String text(String flag, String fallback) {

@@ -24,6 +24,13 @@ final case class ServerSettings(
     transport: SocketTransport,
     /** The selector transport's threads. */
     ioThreads: Int,
+    /**
+     * The selector transport stops accepting while a new connection waits longer than this for the default
+     * dispatcher (Inf: never).
+     */
+    acceptPauseAbove: Duration,
+    /** Pekko's TCP read size (`pekko.io.tcp.direct-buffer-size`): what a read of Pekko's transport takes at most. */
+    pekkoReadBytes: Int,
     /** /hello and /work/{mode} answered outside the routing tree. */
     fastPath: Boolean)
 
@@ -83,6 +90,10 @@ object ServiceSettings:
       acceptBatch = r.int(s"$s.server.accept-batch", 1, 1024),
       transport = r.oneOf(s"$s.server.transport", SocketTransport.values.toSeq)(_.key),
       ioThreads = r.int(s"$s.server.io-threads", 1, 64),
+      acceptPauseAbove = r.duration(s"$s.server.accept-pause-above", Duration.Zero) match
+        case d if d == Duration.Zero => Duration.Inf
+        case d => d,
+      pekkoReadBytes = r.bytes("pekko.io.tcp.direct-buffer-size", 1, Int.MaxValue).toInt,
       fastPath = r.boolean(s"$s.server.fast-path"))
     val w = s"$s.work"
     val work = WorkSettings(

@@ -1,26 +1,24 @@
 package bulkhead.service.http
 
 import bulkhead.service.config.{ServiceSettings, SocketTransport}
-import bulkhead.service.dispatch.Pools
+import bulkhead.service.dispatch.{Pools, SelectorThreads}
 import bulkhead.service.http.internal.ReusePort
 import bulkhead.service.metrics.OpenConnections
 import bulkhead.service.work.CancellationSignal
+import bulkhead.transport.{HttpConnections, IoLoops, ServerSockets}
 import org.apache.pekko.{Done, NotUsed}
+import org.apache.pekko.actor.CoordinatedShutdown
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.headers.{Connection, `Retry-After`}
 import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse, StatusCodes}
 import org.apache.pekko.http.scaladsl.server.Route
 import org.apache.pekko.http.scaladsl.settings.ServerSettings as PekkoServerSettings
-import org.apache.pekko.stream.impl.io.{BatchAcceptSource, IoLoops, SelectorBindSource}
-import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLSPlacebo, Tcp}
-import org.apache.pekko.stream.{KillSwitches, Materializer}
+import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, TLSPlacebo, Tcp}
 import org.apache.pekko.util.ByteString
 
-import java.util.concurrent.atomic.AtomicInteger
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
-import scala.util.Success
 import scala.util.control.NonFatal
 
 /**
@@ -34,15 +32,16 @@ import scala.util.control.NonFatal
  *  - a request not answered within `request-timeout` gets a JSON 503 with Retry-After, on every path (the fast path
  *    too), and its work is abandoned; so is the work of a request whose client went away ([[ConnectionScope]]).
  * `listeners` sockets share the port (SO_REUSEPORT), the accept limits divided between them. The sockets are carried
- * by bulkhead's selector threads ([[SelectorBindSource]], `transport = selector`) or by Pekko's TCP actors, accepting
- * `accept-batch` connections per round trip ([[BatchAcceptSource]]; 1 is Pekko's bind).
+ * by bulkhead's selector threads (`transport = selector`) or by Pekko's TCP actors, `accept-batch` connections
+ * accepted at a time ([[bulkhead.transport.ServerSockets]]), and served through
+ * [[bulkhead.transport.HttpConnections]]. A listener that stops without being asked (its selector thread died, its
+ * socket failed) stops the service: a service that looks alive and accepts nothing is worse than one that is gone.
  */
 final class HttpServer private (settings: ServiceSettings, route: Route,
     fastPath: PartialFunction[HttpRequest, Future[HttpResponse]], connections: OpenConnections,
     headBytes: HeadBytesBudget)(using system: ActorSystem[?]):
   private val s = settings.server
   private val classic = system.classicSystem
-  private given Materializer = Materializer.matFromSystem(system)
   private given ExecutionContext = system.executionContext
   private val listeners = HttpServer.listenersFor(s.listeners)
   private val base = PekkoServerSettings(classic)
@@ -53,8 +52,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
   private val serverHeader = base.serverHeader.map(_.value).getOrElse("")
   private val routeHandler = Route.toFunction(route)
   private val handler: HttpRequest => Future[HttpResponse] = request => fastPath.applyOrElse(request, routeHandler)
-  private val everyConnection = KillSwitches.shared("bulkhead-connections")
-  private val requestsInFlight = AtomicInteger()
+  private val served = HttpConnections("bulkhead-connections")(using classic)
   @volatile private var draining = false
 
   private val retryAfter = `Retry-After`(settings.retryAfter.toSeconds.max(1))
@@ -67,27 +65,29 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
     Seq(retryAfter))
 
   // The selector threads, started with the server and stopped with the actor system.
-  private val ioLoops: Option[IoLoops] = Option.when(s.transport == SocketTransport.Selector) {
-    val loops = IoLoops(Pools.ServerIo.configPath, s.ioThreads, HttpServer.ReadBufferBytes,
-      (what, e) => classic.log.error(e, what))
-    classic.registerOnTermination(loops.shutdown())
-    loops
-  }
+  private val ioLoops: Option[IoLoops] = Option.when(s.transport == SocketTransport.Selector)(
+    SelectorThreads.start(Pools.ServerIo, s.ioThreads, HttpServer.ReadBufferBytes))
+
+  private val transport = ioLoops match
+    case Some(loops) => ServerSockets.Transport.Selector(loops, HttpServer.ReadAheadBytes, s.acceptPauseAbove)
+    case None => ServerSockets.Transport.Pekko
 
   private def listen(port: Int): Future[Tcp.ServerBinding] =
     val acceptLimit = math.max(1, (s.maxConnections + s.refusedConnections + listeners - 1) / listeners)
-    val accepted = ioLoops match
-      case Some(loops) =>
-        SelectorBindSource.bind(loops, settings.host, port, s.backlog, socketOptions, halfClose = false,
-          batch = s.acceptBatch, readAhead = HttpServer.ReadAheadBytes)
-      case None if s.acceptBatch == 1 =>
-        Tcp(classic).bind(settings.host, port, s.backlog, socketOptions, halfClose = false, idleTimeout = Duration.Inf)
-      case None =>
-        BatchAcceptSource.bind(classic, settings.host, port, s.backlog, socketOptions, halfClose = false,
-          idleTimeout = Duration.Inf, batch = s.acceptBatch)
-    accepted.mapAsyncUnordered(acceptLimit)(serve)
-      .to(Sink.ignore)
-      .run()
+    val accepted = ServerSockets.bind(transport, settings.host, port, s.backlog, socketOptions, s.acceptBatch)(
+      using classic)
+    served.listen(accepted, acceptLimit)(serve).map(watched)
+
+  // A listener that ends while the server is not stopping (its selector thread died, its socket failed) stops it.
+  private def watched(binding: Tcp.ServerBinding): Tcp.ServerBinding =
+    binding.whenUnbound.onComplete { outcome =>
+      if !draining then
+        val why = outcome.fold(e => s"failed: $e", _ => "was closed")
+        classic.log.error("the listener on {} {} while the service was serving: the service stops",
+          binding.localAddress, why)
+        CoordinatedShutdown(system).run(HttpServer.ListenerLost(binding.localAddress.toString, why))
+    }
+    binding
 
   /** One connection, until it closes; its failures end it, never the listener. */
   private def serve(incoming: Tcp.IncomingConnection): Future[Done] =
@@ -104,23 +104,19 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
     val answer = Flow[ByteString].takeWithin(s.requestHeadTimeout).take(1)
       .map(_ => RawAnswer(StatusCodes.ServiceUnavailable, refusedDetail, serverHeader,
         Seq("Retry-After" -> retryAfter.value)))
-    try
-      incoming.flow.via(everyConnection.flow[ByteString]).watchTermination()(Keep.right).join(answer).run()
-        .recover { case NonFatal(_) => Done }(ExecutionContext.parasitic)
-        .andThen(_ => connections.closed())(ExecutionContext.parasitic)
+    try served.serveBytes(incoming, answer).andThen(_ => connections.closed())(ExecutionContext.parasitic)
     catch
       case NonFatal(e) =>
         connections.closed()
         Future.failed(e)
 
+  // A connection that cannot be materialised is closed by its transport's register timeout (5 s).
   private def serveHttp(incoming: Tcp.IncomingConnection): Future[Done] =
     val scope = ConnectionScope()
     try
       val requests = Flow[HttpRequest].mapAsync(s.pipeliningLimit)(request => answer(request, scope))
       val bytes = if remoteAddress then layer(Some(incoming.remoteAddress)) else sharedLayer
-      val socket = incoming.flow.via(everyConnection.flow[ByteString]).watchTermination()(Keep.right)
-      requests.join(bytes).joinMat(socket)(Keep.right).addAttributes(ConnectionScope.attributes(scope)).run()
-        .recover { case NonFatal(_) => Done }(ExecutionContext.parasitic)
+      served.serve(incoming, bytes, requests, ConnectionScope.attributes(scope))
         .andThen { _ =>
           scope.end()
           connections.closed()
@@ -154,7 +150,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
 
   private def answer(request: HttpRequest, scope: ConnectionScope): Future[HttpResponse] =
     val signal = scope.requestStarted()
-    requestsInFlight.incrementAndGet()
+    served.requestStarted()
     val answered =
       if draining then Future.successful(drainingAnswer)
       else
@@ -167,7 +163,7 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
 
   private def requestDone(scope: ConnectionScope, signal: CancellationSignal): Unit =
     scope.requestAnswered(signal)
-    requestsInFlight.decrementAndGet()
+    served.requestEnded()
 
   /**
    * The answer, or at request-timeout the JSON 503 and the request abandoned (its work stops). optimization: answers
@@ -191,28 +187,23 @@ final class HttpServer private (settings: ServiceSettings, route: Route,
    */
   private def terminate(bindings: Seq[Tcp.ServerBinding], deadline: FiniteDuration): Future[Done] =
     draining = true
-    val end = deadline.fromNow
-    def drained(): Future[Done] =
-      if requestsInFlight.get <= 0 || end.isOverdue() then Future.successful(Done)
-      else org.apache.pekko.pattern.after(20.millis)(drained())(classic)
-    Future.sequence(bindings.map(_.unbind())).recover { case NonFatal(_) => Nil }
-      .flatMap(_ => drained())
-      .map { _ =>
-        everyConnection.shutdown()
-        Done
-      }
+    served.terminate(bindings, deadline)
 
 object HttpServer:
+
+  /** Why the service stopped: a listener ended while it was serving (`why`: failed, or closed). */
+  final case class ListenerLost(address: String, why: String) extends CoordinatedShutdown.Reason
 
   /** The most a read of the selector transport takes from one socket (Pekko's `direct-buffer-size` is 128 KiB). */
   private val ReadBufferBytes = 64 * 1024
 
   /**
-   * Bytes a connection of the selector transport reads ahead of its stream before it stops reading: with one read
-   * beyond it, under 80 KiB a connection that sends what the service does not take (Pekko's pull-mode reads hold up to
-   * a 128 KiB read in the same case). A request head is parsed as it arrives, so its bytes do not wait here.
+   * Bytes a connection of the selector transport reads ahead of its stream before it stops reading, its reads
+   * included: what a connection that sends what the service does not take holds (HeapBudget counts it; Pekko's
+   * pull-mode reads hold up to two reads of 128 KiB in the same case). A request head is parsed as it arrives, so its
+   * bytes do not wait here.
    */
-  private val ReadAheadBytes = 16 * 1024
+  val ReadAheadBytes: Int = 1024
 
   /** The listeners the server opens when `requested` are configured: one where the OS has no SO_REUSEPORT. */
   def listenersFor(requested: Int): Int = if ReusePort.supported then requested else 1
@@ -229,7 +220,7 @@ object HttpServer:
     server.listen(settings.port).flatMap { first =>
       val port = first.localAddress.getPort
       Future.sequence((2 to server.listeners).map(_ => server.listen(port)))
-        .map(rest => Listeners(first +: rest, server.terminate))
+        .map(rest => Listeners(first +: rest, server.terminate, server.ioLoops))
         .recoverWith { case e =>
           first.unbind().transform(_ => scala.util.Failure(e))
         }

@@ -2,6 +2,7 @@ package bulkhead.service.metrics
 
 import bulkhead.service.dispatch.PoolProbe
 import bulkhead.service.enrichment.{BreakerState, ProfileStores}
+import bulkhead.transport.IoLoops
 import io.micrometer.core.instrument.{Counter, FunctionCounter, Gauge, Timer}
 import io.micrometer.prometheusmetrics.{PrometheusConfig, PrometheusMeterRegistry}
 
@@ -42,6 +43,9 @@ final class ServiceMetrics:
 
   /** Publishes a pool's gauges (size, active, queued, completed; parallelism, running, steals for fork-join). */
   def bindPool(probe: PoolProbe): Unit = PoolGauges.bind(registry, probe)
+
+  /** Publishes the gauges of each selector thread of `loops` (alive, busy ratio, channels, tasks queued). */
+  def bindSelectorThreads(loops: IoLoops): Unit = loops.loops.foreach(SelectorThreadGauges.bind(registry, _))
 
   /** Publishes the circuit breaker in front of the third party. */
   def bindBreaker(breaker: BreakerState): Unit =

@@ -1,34 +1,26 @@
 package bulkhead.service.soap
 
 import bulkhead.service.config.{EnrichmentSettings, SocketTransport, SoapMode}
-import bulkhead.service.dispatch.{Pools, WorkQueuePool}
+import bulkhead.service.dispatch.{Pools, SelectorThreads, WorkQueuePool}
 import bulkhead.service.enrichment.{BreakerState, SoapClient}
+import bulkhead.transport.{IoLoops, SelectorClientTransport}
 import io.micrometer.core.instrument.{Gauge, MeterRegistry}
 import org.apache.pekko.actor.typed.ActorSystem
 import org.apache.pekko.http.scaladsl.ClientTransport
-import org.apache.pekko.stream.impl.io.IoLoops
 
 import java.util.concurrent.ThreadPoolExecutor
 
 /**
  * The SOAP client the configuration asks for, behind admission and the circuit breaker, with the breaker (to publish
- * it) and the pool it blocks on (if any).
+ * it), the pool it blocks on (if any) and the selector thread its connections are carried by (if any).
  */
-final case class SoapClients(client: SoapClient, breaker: BreakerState, workQueue: Option[ThreadPoolExecutor]):
+final case class SoapClients(client: SoapClient, breaker: BreakerState, workQueue: Option[ThreadPoolExecutor],
+    ioLoops: Option[IoLoops] = None):
   def close(): Unit =
     client.close()
     workQueue.foreach(_.shutdownNow())
 
 object SoapClients:
-  /** The non-blocking client's transport; its selector thread stops with the actor system. */
-  private def transport(kind: SocketTransport)(using system: ActorSystem[?]): ClientTransport = kind match
-    case SocketTransport.Pekko => ClientTransport.TCP
-    case SocketTransport.Selector =>
-      val classic = system.classicSystem
-      val loops = IoLoops(Pools.SoapIo.configPath, 1, ReadBufferBytes, (what, e) => classic.log.error(e, what))
-      classic.registerOnTermination(loops.shutdown())
-      SelectorClientTransport(loops, ReadBufferBytes)
-
   // A SOAP answer is a few hundred bytes; the client refuses answers above max-response-bytes anyway.
   private val ReadBufferBytes = 64 * 1024
 
@@ -42,12 +34,16 @@ object SoapClients:
     val soap = settings.soap
     val retryAfterMillis = settings.retryAfter.toMillis
     val scheduler = system.classicSystem.scheduler
+    // The non-blocking client's selector thread on the selector transport, stopped with the actor system.
+    val loops = Option.when(soap.mode == SoapMode.NonBlocking && soap.transport == SocketTransport.Selector)(
+      SelectorThreads.start(Pools.SoapIo, 1, ReadBufferBytes))
+    val carrier = loops.fold(ClientTransport.TCP)(SelectorClientTransport(_, ReadBufferBytes))
     val (client, queue, slotName): (SoapClient, Option[ThreadPoolExecutor], String) = soap.mode match
       case SoapMode.NonBlocking =>
         // No base unit: Prometheus would append it (soap_client_connections_max_connections).
         Gauge.builder("soap.client.connections.max", () => soap.maxConnections)
           .description("connections the SOAP client's host pool may open to the third party").register(registry)
-        (NonBlockingSoapClient(soap, retryAfterMillis, transport(soap.transport)), None, "connection")
+        (NonBlockingSoapClient(soap, retryAfterMillis, carrier), None, "connection")
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
         (BlockingSoapClient(soap, pool, retryAfterMillis, scheduler, ExchangeMeter(registry)), Some(pool),
@@ -67,4 +63,4 @@ object SoapClients:
     Gauge.builder("soap.client.slots", () => soap.slots)
       .description("SOAP calls the client runs at once (connections, work-queue threads or virtual-thread permits)")
       .register(registry)
-    SoapClients(MeteredSoapClient(admitted, registry), guarded, queue)
+    SoapClients(MeteredSoapClient(admitted, registry), guarded, queue, loops)

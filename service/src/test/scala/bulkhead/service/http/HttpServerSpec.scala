@@ -55,56 +55,72 @@ class HttpServerSpec extends AnyFlatSpec with Matchers:
     eventually()(modes.forall(inFlight(s, _) == 0)) shouldBe true
   }
 
-  it should "answer 503 with Retry-After at once to a connection above max-connections, and serve again below it" +
-    " (accepting in batches)" in
-    withService("bulkhead.service.server.max-connections" -> 8, "bulkhead.service.server.listeners" -> 1,
-      "bulkhead.service.server.accept-batch" -> 4) { s =>
-      // Keep-alive connections that took their answer and stay open hold every slot.
-      val held = (1 to 8).map { _ =>
-        val socket = RawHttp.connect(s.port)
-        socket.getOutputStream.write(RawHttp.get("/hello").getBytes(ISO_8859_1))
-        RawHttp.read(socket.getInputStream).status shouldBe Some(200)
-        socket
-      }
-      try
-        val refused = RawHttp.exchange(s.port, RawHttp.get("/hello"))
-        refused.status shouldBe Some(503)
-        refused.header("Retry-After") shouldBe Some("1")
-        refused.header("Connection") shouldBe Some("close")
-        isJsonError(refused) shouldBe true
-        refused.seconds should be < 5.0
-      finally held.foreach(_.close())
-      eventually()(RawHttp.exchange(s.port, RawHttp.get("/hello")).status.contains(200)) shouldBe true
-    }
-
-  it should "answer 408 to a head that trickles past request-head-timeout, and close a connection that says nothing" in
-    withService("bulkhead.service.server.request-head-timeout" -> "1s") { s =>
-      val trickling = RawHttp.connect(s.port)
-      val silent = RawHttp.connect(s.port)
-      try
-        val start = System.nanoTime()
-        val out = trickling.getOutputStream
-        // One byte every 200 ms: each byte would restart an idle timeout.
-        val answer = Future(RawHttp.read(trickling.getInputStream, start))(ExecutionContext.global)
-        "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ".foreach { c =>
-          if !answer.isCompleted then
-            try
-              out.write(c.toInt)
-              out.flush()
-              Thread.sleep(200)
-            catch case _: java.io.IOException => ()
+  // The socket layer's promises on both transports (the selector threads and Pekko's, the fallback).
+  for (transport, on) <- Transports do
+    it should "answer 503 with Retry-After at once to a connection above max-connections, and serve again below it" +
+      s" ($transport)" in
+      withService(Seq("bulkhead.service.server.max-connections" -> 8, "bulkhead.service.server.listeners" -> 1) ++
+        on*) { s =>
+        // Keep-alive connections that took their answer and stay open hold every slot.
+        val held = (1 to 8).map { _ =>
+          val socket = RawHttp.connect(s.port)
+          socket.getOutputStream.write(RawHttp.get("/hello").getBytes(ISO_8859_1))
+          RawHttp.read(socket.getInputStream).status shouldBe Some(200)
+          socket
         }
-        val e = Await.result(answer, 10.seconds)
-        e.status shouldBe Some(408)
-        isJsonError(e) shouldBe true
-        e.seconds should be < 3.0
-        // Nothing sent: closed without an answer, well before idle-timeout (60 s).
-        val nothing = RawHttp.read(silent.getInputStream, start)
-        (nothing.response, nothing.hung) shouldBe ("", false)
-      finally
-        trickling.close()
-        silent.close()
-    }
+        try
+          val refused = RawHttp.exchange(s.port, RawHttp.get("/hello"))
+          refused.status shouldBe Some(503)
+          refused.header("Retry-After") shouldBe Some("1")
+          refused.header("Connection") shouldBe Some("close")
+          isJsonError(refused) shouldBe true
+          refused.seconds should be < 5.0
+        finally held.foreach(_.close())
+        eventually()(RawHttp.exchange(s.port, RawHttp.get("/hello")).status.contains(200)) shouldBe true
+      }
+
+    it should "answer 408 to a head that trickles past request-head-timeout, and close a connection that says nothing" +
+      s" ($transport)" in
+      withService(("bulkhead.service.server.request-head-timeout" -> "1s") +: on*) { s =>
+        val trickling = RawHttp.connect(s.port)
+        val silent = RawHttp.connect(s.port)
+        try
+          val start = System.nanoTime()
+          val out = trickling.getOutputStream
+          // One byte every 200 ms: each byte would restart an idle timeout.
+          val answer = Future(RawHttp.read(trickling.getInputStream, start))(ExecutionContext.global)
+          "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ".foreach { c =>
+            if !answer.isCompleted then
+              try
+                out.write(c.toInt)
+                out.flush()
+                Thread.sleep(200)
+              catch case _: java.io.IOException => ()
+          }
+          val e = Await.result(answer, 10.seconds)
+          e.status shouldBe Some(408)
+          isJsonError(e) shouldBe true
+          e.seconds should be < 3.0
+          // Nothing sent: closed without an answer, well before idle-timeout (60 s).
+          val nothing = RawHttp.read(silent.getInputStream, start)
+          (nothing.response, nothing.hung) shouldBe ("", false)
+        finally
+          trickling.close()
+          silent.close()
+      }
+
+  it should "stop, loudly, when its selector thread dies of a fatal error" in {
+    val config = bulkhead.service.testkit.TestService.config(Map.empty)
+    val s = Await.result(bulkhead.service.ServiceApp.start(bulkhead.service.config.ServiceSettings(config), config,
+      "bulkhead-test-loop-death"), 60.seconds)
+    try
+      s.binding.ioLoops.get.loops.head.execute(() => throw StackOverflowError("injected"))
+      Await.ready(s.system.whenTerminated, 30.seconds).isCompleted shouldBe true
+      org.apache.pekko.actor.CoordinatedShutdown(s.system).shutdownReason() shouldBe
+        Some(bulkhead.service.dispatch.SelectorThreads.Died("bulkhead.service.server.io-1",
+          "java.lang.StackOverflowError: injected"))
+    finally if !s.system.whenTerminated.isCompleted then Await.ready(s.stop(), 30.seconds)
+  }
 
   it should "answer new clients within 5 s while slow-header clients hold every slot (shipped timeouts)" in
     withService("bulkhead.service.server.max-connections" -> 16, "bulkhead.service.server.listeners" -> 1) { s =>

@@ -74,14 +74,22 @@ class ServiceMetricsSpec extends AnyFlatSpec with Matchers:
         Seq("executor_active_threads{name=\"work-queue\"}", "\nsoap_client_exchanges_seconds_count ")),
       // The lab reads these names: a unit Prometheus appends would hide them.
       ("non-blocking SOAP client", "bulkhead.enrichment.soap.mode" -> "non-blocking",
-        Seq("\nsoap_client_connections_max ", "\nsoap_client_calls_seconds_count{outcome=\"answered\"")),
+        Seq("\nsoap_client_connections_max ", "\nsoap_client_calls_seconds_count{outcome=\"answered\"",
+          "\nselector_thread_alive{name=\"bulkhead.soap.io-1\"} 1.0")),
       ("a one-node cluster", "bulkhead.cluster.port" -> 0, Seq("cluster_members_up")))
     for (what, setting, own) <- configurations do
       val text = ServedTraffic.scrape(setting)
       withClue(s"$what: ") {
         (own ++ Seq("executor_active_threads", "http_server_requests_seconds_bucket", "soap_circuit_state",
           "redis_connections_open", "process_cpu_seconds_total", "\nhttp_server_head_bytes_in_progress 0",
-          "\nhttp_server_head_bytes_in_progress_max ")).foreach(family => text should include(family))
+          "\nhttp_server_head_bytes_in_progress_max ",
+          // The server's selector thread: alive, how busy, what it watches, what waits for it.
+          "\nselector_thread_alive{name=\"bulkhead.service.server.io-1\"} 1.0",
+          "\nselector_thread_busy_ratio{name=\"bulkhead.service.server.io-1\"} ",
+          "\nselector_thread_busy_seconds_total{name=\"bulkhead.service.server.io-1\"} ",
+          "\nselector_thread_channels{name=\"bulkhead.service.server.io-1\"} ",
+          "\nselector_thread_tasks_queued{name=\"bulkhead.service.server.io-1\"} ")).foreach(family =>
+          text should include(family))
         val checked = Promtool.run(Seq("check", "metrics"), text)
         withClue(checked.output.mkString("promtool says:\n", "\n", "\n")) {
           checked.output shouldBe Nil

@@ -7,7 +7,7 @@ import bulkhead.service.testkit.{TestService, TestStub}
 import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
 import org.apache.pekko.http.scaladsl.ClientTransport
 import org.apache.pekko.stream.BufferOverflowException
-import org.apache.pekko.stream.impl.io.IoLoops
+import bulkhead.transport.{IoLoops, SelectorClientTransport}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -25,7 +25,8 @@ import scala.jdk.CollectionConverters.*
 class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val testKit = ActorTestKit()
   private given org.apache.pekko.actor.typed.ActorSystem[?] = testKit.system
-  private val loops = IoLoops("soap-spec-io", 1, 64 * 1024, (what, e) => testKit.system.log.error(what, e))
+  private val loops = IoLoops("soap-spec-io", 1, 64 * 1024, (what, e) => testKit.system.log.error(what, e),
+    (thread, e) => testKit.system.log.error(s"$thread died", e))
   override def afterAll(): Unit =
     loops.shutdown()
     testKit.shutdownTestKit()

@@ -26,3 +26,12 @@ object TestService:
     finally Await.ready(service.stop(), 30.seconds)
 
   def url(service: RunningService, path: String): String = s"http://127.0.0.1:${service.port}$path"
+
+  /**
+   * The server's two transports, as settings: the selector threads it ships with, and Pekko's TCP actors with Pekko's
+   * own bind (the fallback), for the cases that hold the socket layer to its promises on both.
+   */
+  val Transports: Seq[(String, Seq[(String, Any)])] = Seq(
+    "the selector transport" -> Nil,
+    "Pekko's transport" -> Seq("bulkhead.service.server.transport" -> "pekko",
+      "bulkhead.service.server.accept-batch" -> 1))
