@@ -14,6 +14,8 @@ sealed trait Target:
   def jvm: Boolean
   /** Of the flags a scenario gives the service, the ones this server is started with. */
   def flagsOf(serviceFlags: Seq[String]): Seq[String]
+  /** It serves `GET /customers/{id}` from the stub and Redis the lab starts for it (bulkhead's enrichment pipeline). */
+  def enrichment: Boolean = false
   override def toString: String = name
 
 object Target:
@@ -24,7 +26,10 @@ object Target:
     def module: String
     final def jvm: Boolean = true
 
-  /** A server other than bulkhead: it serves /hello and /work only, without Redis (and without the stub, but the zoo). */
+  /**
+   * A server other than bulkhead: it serves /hello and /work only, without Redis (and without the stub, but the zoo),
+   * unless it is a peer of the whole enrichment pipeline ([[Target.enrichment]]).
+   */
   sealed trait Peer extends Target
 
   case object Bulkhead extends OnJvm:
@@ -33,6 +38,7 @@ object Target:
     val mainClass = "bulkhead.service.Main"
     val module = "service"
     def flagsOf(serviceFlags: Seq[String]): Seq[String] = serviceFlags
+    override def enrichment: Boolean = true
 
   /**
    * A peer in its own JVM. Of the service's flags it gets the ones it `understands`, each with its value; the others
@@ -66,6 +72,15 @@ object Target:
       "bulkhead.zoo.Main", Set.empty):
     override def flagsOf(serviceFlags: Seq[String]): Seq[String] = serviceFlags
 
+  /**
+   * bulkhead's enrichment pipeline written as a Vert.x 5 user would (Vert.x Web, its WebClient on a host pool bounded
+   * like bulkhead's SOAP pool, its Redis client, a StAX read of the SOAP answer): the same JSON for the same request, at
+   * its own cost per answer. It gets the stub's and Redis's addresses as bulkhead does.
+   */
+  case object Vertx extends JvmPeer("vertx", "Vert.x 5.0 enrichment pipeline (Web, WebClient, Redis client, StAX)",
+      "bulkhead.peers.vertx.Main", PeerFlags.Enrichment):
+    override def enrichment: Boolean = true
+
   /** nginx with one worker, started by [[bulkhead.lab.process.Nginx]]; it takes none of the service's flags. */
   case object Nginx extends Peer:
     val name = "nginx"
@@ -73,7 +88,7 @@ object Target:
     val jvm = false
     def flagsOf(serviceFlags: Seq[String]): Seq[String] = Nil
 
-  val JvmPeers: Seq[JvmPeer] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty, Tomcat, Zoo)
+  val JvmPeers: Seq[JvmPeer] = Seq(AkkaHttp, Spray, PekkoMinimal, Jetty, Tomcat, Zoo, Vertx)
   /** Every target, in the order reports list them. */
   val All: Seq[Target] = Bulkhead +: JvmPeers :+ Nginx
 
@@ -93,3 +108,5 @@ private object PeerFlags:
   val Seed: Set[String] = Set("--blocking-pool-size", "--max-connections")
   /** Jetty and Tomcat size their one pool in their own terms. */
   val Pool: Set[String] = Set("--max-threads", "--min-threads")
+  /** A peer of the enrichment pipeline: where the stub and Redis are, as the lab tells bulkhead. */
+  val Enrichment: Set[String] = Set("--soap-endpoint", "--redis-uri")

@@ -253,10 +253,11 @@ object Scenario:
           s"seed.id must be the seed's three digits like 001, was '$id'"),
         opt("expect.status-class").filterNot(_.matches("[1-5]xx")).map(c =>
           s"expect.status-class must be one of 1xx..5xx, was '$c'"),
-        // The zoo's client apps call the stub or Redis; no other peer does.
-        Option.when(targets.exists(t => t != Target.Bulkhead && t != Target.Zoo && (c.hasPath("redis.customers") ||
+        // The zoo's client apps call the stub or Redis, as the enrichment pipeline's peers do; no other peer does.
+        Option.when(targets.exists(t => !t.enrichment && t != Target.Zoo && (c.hasPath("redis.customers") ||
             c.hasPath("stub.latency"))))(
-          "peers serve /hello and /work only: a scenario with a stub or Redis targets bulkhead or the zoo"),
+          s"peers serve /hello and /work only: a scenario with a stub or Redis targets " +
+            s"${Target.All.filter(_.enrichment).mkString(", ")} or the zoo"),
         Option.when(c.hasPath("postgres") && c.getBoolean("postgres") && targets != Seq(Target.Zoo))(
           "postgres = true needs target = zoo (only its hikari-pg and spring-hikari read a database)"),
         opt("service.heap").filterNot(_.matches("[1-9][0-9]*[kmgKMG]")).map(h =>

@@ -21,6 +21,13 @@ class TargetSpec extends AnyFlatSpec with Matchers:
     Seq(Target.Jetty, Target.Tomcat).foreach(_.flagsOf(flags) shouldBe Seq("--max-threads", "12", "--min-threads", "4"))
   }
 
+  "The Vert.x pipeline" should "take where the stub and Redis are, and none of bulkhead's pool flags" in {
+    Target.Vertx.flagsOf(Seq("--soap-mode", "non-blocking", "--redis-uri", "redis://127.0.0.1:6390",
+      "--soap-endpoint", "http://127.0.0.1:8089/soap", "--max-connections", "1024")) shouldBe
+      Seq("--redis-uri", "redis://127.0.0.1:6390", "--soap-endpoint", "http://127.0.0.1:8089/soap")
+    Target.All.filter(_.enrichment) shouldBe Seq(Target.Bulkhead, Target.Vertx)
+  }
+
   "Bulkhead and nginx" should "take every flag, and none" in {
     val flags = Seq("--allow-default-dispatcher-work", "--routees", "1")
     Target.Bulkhead.flagsOf(flags) shouldBe flags

@@ -86,13 +86,17 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     read("stub.latency = \"normal:1000:100\"\n").map(_.stubLatency) shouldBe Right(Some(Latency.Normal(1000, 100)))
   }
 
-  it should "be refused with a stub or Redis for a peer, but give the zoo its stub and Redis" in {
+  it should "be refused with a stub or Redis for a peer, but give the zoo and the enrichment peer both" in {
     read("target = jetty\nstub.latency = \"fixed:100\"\n").left.toOption.get should include("peers serve /hello")
     read("target = jetty\nredis.customers = 10\n").left.toOption.get should include("peers serve /hello")
     read("target = zoo\nredis.customers = 10\n").map(_.redisCustomers) shouldBe Right(Some(10))
     read("targets = [zoo, jetty]\nstub.latency = \"fixed:100\"\n").left.toOption.get should include("peers serve")
     read("target = zoo\nstub.latency = \"fixed:100\"\n").map(s => (s.targets, s.stubLatency)) shouldBe
       Right((Seq(Target.Zoo), Some(Latency.Fixed(100))))
+    read("targets = [bulkhead, vertx]\nstub.latency = \"fixed:100\"\nredis.customers = 10\n").map(s =>
+      (s.targets, s.redisCustomers)) shouldBe Right((Seq(Target.Bulkhead, Target.Vertx), Some(10)))
+    read("targets = [vertx, jetty]\nredis.customers = 10\n").left.toOption.get should include(
+      "targets bulkhead, vertx or the zoo")
   }
 
   it should "ask for PostgreSQL for the zoo only" in {

@@ -1,19 +1,15 @@
 package bulkhead.service.http
 
-import bulkhead.service.enrichment.{CustomerLookup, CustomerOutcome}
+import bulkhead.service.enrichment.CustomerLookup
 import bulkhead.service.metrics.ServiceMetrics
 import bulkhead.service.work.WorkRunner
 import org.apache.pekko.event.LoggingAdapter
 import org.apache.pekko.http.scaladsl.model.*
-import org.apache.pekko.http.scaladsl.model.headers.`Retry-After`
 import org.apache.pekko.http.scaladsl.server.Directives.*
 import org.apache.pekko.http.scaladsl.server.{Directive0, Route, RouteResult}
 
 import java.util.concurrent.TimeUnit
 import scala.concurrent.Future
-
-import JsonCodecs.given
-import JsonSupport.given
 
 /**
  * HTTP in, one call, status out: the routes translate and decide nothing else. Timeouts are answered by the connection
@@ -22,6 +18,7 @@ import JsonSupport.given
 final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: ServiceMetrics, defaultMs: Int,
     ready: () => Boolean, log: LoggingAdapter, serveMetrics: Boolean = true):
   private val workEndpoint = WorkEndpoint(work, metrics, defaultMs, log)
+  private val customersEndpoint = CustomersEndpoint(customers, metrics, log)
   // optimization: /hello's meter resolved once, so the fast path records without a lookup or a builder.
   private val helloAnswered = metrics.requestTimer("hello", Routes.Hello.status.intValue)
 
@@ -32,21 +29,10 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
           path("hello")(timed("hello")(get(complete(Routes.Hello)))),
           path("work" / Segment)(mode => get(parameter("ms".optional)(ms => extractRequest(request =>
             complete(workEndpoint.respond(mode, ms, ConnectionScope.cancellationOf(request))))))),
-          path("customers" / Segment)(id => timed("customers")(get(customerRoute(id)))),
+          path("customers" / Segment)(id => get(complete(customersEndpoint.respond(id)))),
           if serveMetrics then metricsRoute else reject,
           path("health")(get(healthRoute)))
       }
-    }
-
-  private def customerRoute(id: String): Route =
-    onSuccess(customers.lookup(id)) {
-      case CustomerOutcome.Found(customer) => complete(customer)
-      case CustomerOutcome.BadId(detail) => complete(ApiError.response(StatusCodes.BadRequest, detail))
-      case CustomerOutcome.NotFound(detail) => complete(ApiError.response(StatusCodes.NotFound, detail))
-      case CustomerOutcome.ThirdPartyTimeout(detail) => complete(ApiError.response(StatusCodes.GatewayTimeout, detail))
-      case CustomerOutcome.ThirdPartyFailed(detail) => complete(ApiError.response(StatusCodes.BadGateway, detail))
-      case CustomerOutcome.Unavailable(detail, retryAfter) =>
-        complete(ApiError.response(StatusCodes.ServiceUnavailable, detail, Seq(`Retry-After`(retryAfter.toSeconds))))
     }
 
   /** /metrics, and /health for whoever probes the listener it sits on. */
@@ -73,7 +59,8 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
 
   /**
    * The hottest requests, answered without entering the routing tree (exception and rejection handlers,
-   * marshalling: CPU per request that `GET /hello`, a pre-built response, and `GET /work/{mode}` do not need).
+   * marshalling: CPU per request that `GET /hello`, a pre-built response, `GET /work/{mode}` and
+   * `GET /customers/{id}` do not need).
    * Anything else goes to [[route]], which gives the same answers for these paths (Pekko's parser has already refused
    * a malformed URI). Both are timed into `http.server.requests` like every route.
    */
@@ -85,6 +72,7 @@ final class Routes(work: WorkRunner, customers: CustomerLookup, metrics: Service
       answer
     case r @ Routes.WorkPath(mode) if r.method == HttpMethods.GET =>
       workEndpoint.respond(mode, r.uri.query().get("ms"), ConnectionScope.cancellationOf(r))
+    case r @ Routes.CustomersPath(id) if r.method == HttpMethods.GET => customersEndpoint.respond(id)
   }
 
 object Routes:
@@ -94,6 +82,13 @@ object Routes:
   private object WorkPath:
     def unapply(r: HttpRequest): Option[String] = r.uri.path match
       case Uri.Path.Slash(Uri.Path.Segment("work", Uri.Path.Slash(Uri.Path.Segment(mode, Uri.Path.Empty)))) => Some(mode)
+      case _ => None
+
+  /** `/customers/{id}`, as `path("customers" / Segment)` matches it. */
+  private object CustomersPath:
+    def unapply(r: HttpRequest): Option[String] = r.uri.path match
+      case Uri.Path.Slash(Uri.Path.Segment("customers", Uri.Path.Slash(Uri.Path.Segment(id, Uri.Path.Empty)))) =>
+        Some(id)
       case _ => None
 
   /** `GET /hello`'s answer, built once: the plain `OK` of the benchmarks it is compared with. */

@@ -3,7 +3,6 @@ package bulkhead.service.soap
 import bulkhead.service.enrichment.{ThirdPartyCustomer, ThirdPartyFailure}
 
 import java.nio.charset.StandardCharsets
-import scala.xml.{Elem, Node}
 
 /** SOAP 1.1 `GetCustomer`: the request the service sends and the reading of the answer. */
 object SoapProtocol:
@@ -22,36 +21,54 @@ object SoapProtocol:
     s"""<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="$EnvelopeNs" xmlns:cus="$CustomersNs"><soapenv:Body><cus:GetCustomer><cus:customerId>$id</cus:customerId></cus:GetCustomer></soapenv:Body></soapenv:Envelope>"""
       .getBytes(StandardCharsets.UTF_8)
 
-  /** Reads a `GetCustomerResponse` or a SOAP Fault; anything else is `Malformed`. */
-  def readAnswer(id: Int, xml: Elem): Either[ThirdPartyFailure, ThirdPartyCustomer] =
-    val body = (xml \ "Body").filter(_.namespace == EnvelopeNs)
-    if xml.label != "Envelope" || xml.namespace != EnvelopeNs || body.isEmpty then
-      Left(ThirdPartyFailure.Malformed("not a SOAP 1.1 envelope"))
+  /**
+   * Reads a `GetCustomerResponse` or a SOAP Fault as it streams (Envelope / Body / GetCustomerResponse / customer /
+   * {id, name, segment, country}, or Envelope / Body / Fault); anything else is `Malformed`.
+   */
+  def readAnswer(id: Int, xml: SafeXml.Events): Either[ThirdPartyFailure, ThirdPartyCustomer] =
+    var envelope = false
+    var body = false
+    var inBody = false
+    var fault = false
+    var unknownCustomer = false
+    var code, text = ""
+    var section, part = "" // the element at hand at levels 3 and 4, under Body
+    val fields = new Array[String](4)
+    while xml.nextElement() do
+      xml.level match
+        case 1 => envelope = xml.name == "Envelope" && xml.namespace == EnvelopeNs
+        case 2 =>
+          inBody = xml.name == "Body" && xml.namespace == EnvelopeNs
+          if inBody then body = true
+        case 3 =>
+          section = if inBody then xml.name else ""
+          if section == "Fault" then fault = true
+        case 4 =>
+          part = xml.name
+          if section == "Fault" && part == "faultcode" then code = xml.text().trim
+          else if section == "Fault" && part == "faultstring" then text = xml.text().trim
+        case 5 =>
+          if section == "Fault" && part == "detail" && xml.name == "UnknownCustomer" then unknownCustomer = true
+          else if section == "GetCustomerResponse" && part == "customer" then
+            val i = CustomerFields.indexOf(xml.name)
+            if i >= 0 && fields(i) == null then fields(i) = xml.text().trim
+        case _ =>
+      if !envelope then return Left(ThirdPartyFailure.Malformed("not a SOAP 1.1 envelope"))
+    if !body then Left(ThirdPartyFailure.Malformed("not a SOAP 1.1 envelope"))
+    else if fault then
+      Left(if unknownCustomer then ThirdPartyFailure.UnknownCustomer(id)
+        else ThirdPartyFailure.Fault(s"SOAP Fault $code: ${text.take(200)}"))
     else
-      val fault = body \ "Fault"
-      if fault.nonEmpty then Left(readFault(id, fault.head))
-      else
-        val customer = body \ "GetCustomerResponse" \ "customer"
-        def field(name: String): Option[String] = (customer \ name).headOption.map(_.text.trim).filter(_.nonEmpty)
-        val read = for
-          cid <- field("id").flatMap(_.toIntOption)
-          name <- field("name")
-          segment <- field("segment")
-          country <- field("country")
-        yield ThirdPartyCustomer(cid, name, segment, country)
-        read match
-          case Some(c) if c.id == id => Right(c)
-          case Some(c) => Left(ThirdPartyFailure.Malformed(s"answer is for customer ${c.id}, not $id"))
-          case None => Left(ThirdPartyFailure.Malformed("GetCustomerResponse lacks id, name, segment or country"))
+      fields.map(Option(_).filter(_.nonEmpty)) match
+        case Array(Some(cid), Some(name), Some(segment), Some(country)) if cid.toIntOption.isDefined =>
+          val c = ThirdPartyCustomer(cid.toInt, name, segment, country)
+          if c.id == id then Right(c) else Left(ThirdPartyFailure.Malformed(s"answer is for customer ${c.id}, not $id"))
+        case _ => Left(ThirdPartyFailure.Malformed("GetCustomerResponse lacks id, name, segment or country"))
 
-  private def readFault(id: Int, fault: Node): ThirdPartyFailure =
-    val code = (fault \ "faultcode").text.trim
-    val text = (fault \ "faultstring").text.trim
-    if (fault \ "detail" \ "UnknownCustomer").nonEmpty then ThirdPartyFailure.UnknownCustomer(id)
-    else ThirdPartyFailure.Fault(s"SOAP Fault $code: ${text.take(200)}")
+  private val CustomerFields = IndexedSeq("id", "name", "segment", "country")
 
   /** Reads an HTTP answer of the third party: SOAP 1.1 sends results with 200 and faults with 500. */
   def readHttpAnswer(id: Int, status: Int, body: Array[Byte], xml: SafeXml)
       : Either[ThirdPartyFailure, ThirdPartyCustomer] =
     if status != 200 && status != 500 then Left(ThirdPartyFailure.Fault(s"HTTP $status from the third party"))
-    else xml.parse(body).left.map(ThirdPartyFailure.Malformed(_)).flatMap(readAnswer(id, _))
+    else xml.read(body)(readAnswer(id, _)).left.map(ThirdPartyFailure.Malformed(_)).flatten

@@ -86,14 +86,14 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
       }
   }
 
-  "The fast path" should "answer /hello and /work/{mode} exactly as the routing tree does, and leave the rest to it" in {
+  "The fast path" should "answer /hello, /work/{mode} and /customers/{id} exactly as the routing tree does, and leave the rest to it" in {
     val tree = Route.toFunction(routes)
     def answer(f: Future[HttpResponse]): (Int, Option[String], String) =
       val r = Await.result(f, 5.seconds)
       val body = Await.result(r.entity.toStrict(5.seconds), 5.seconds).data.utf8String
       (r.status.intValue, Option(r.entity.contentType).map(_.toString), body)
     val served = Seq("/hello", "/work/async?ms=1", "/work/async", "/work/turbo", "/work/pool?ms=abc",
-      "/work/pool?ms=70000", "/work/async?ms=1&other=x")
+      "/work/pool?ms=70000", "/work/async?ms=1&other=x", "/customers/1", "/customers/2", "/customers/5", "/customers/x")
     for path <- served do
       withClue(path) {
         val request = HttpRequest(uri = path)
@@ -101,7 +101,8 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
         answer(all.fastPath(request)) shouldBe answer(tree(request))
       }
     val left = Seq(HttpRequest(uri = "/work/async/x"), HttpRequest(uri = "/work/"), HttpRequest(uri = "/hello?x=1"),
-      HttpRequest(HttpMethods.POST, uri = "/work/async"), HttpRequest(uri = "/customers/1"))
+      HttpRequest(HttpMethods.POST, uri = "/work/async"), HttpRequest(uri = "/customers/1/x"),
+      HttpRequest(HttpMethods.POST, uri = "/customers/1"))
     for request <- left do withClue(request.uri)(all.fastPath.isDefinedAt(request) shouldBe false)
   }
 
@@ -144,6 +145,17 @@ class RoutesSpec extends AnyFlatSpec with Matchers with ScalatestRouteTest:
     Get("/customers/5") ~> routes ~> check {
       header("Retry-After").map(_.value) shouldBe Some("2")
     }
+    Await.result(all.fastPath(HttpRequest(uri = "/customers/5")), 5.seconds).header[
+      org.apache.pekko.http.scaladsl.model.headers.`Retry-After`].map(_.value) shouldBe Some("2")
+  }
+
+  it should "time each answer in /metrics with its status, on the fast path and in the routing tree" in {
+    def count(status: String) = Option(metrics.registry.find("http.server.requests").tags("route", "customers",
+      "status", status).timer()).map(_.count()).getOrElse(0L)
+    val (ok, notFound) = (count("200"), count("404"))
+    Await.result(all.fastPath(HttpRequest(uri = "/customers/1")), 5.seconds).status shouldBe StatusCodes.OK
+    Get("/customers/2") ~> routes ~> check(status shouldBe StatusCodes.NotFound)
+    (count("200"), count("404")) shouldBe (ok + 1, notFound + 1)
   }
 
   "GET /metrics" should "publish the pools and the JVM thread count in Prometheus text" in {

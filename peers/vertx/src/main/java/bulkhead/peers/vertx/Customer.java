@@ -1,0 +1,4 @@
+package bulkhead.peers.vertx;
+
+/** A customer as the third party knows it. */
+record Customer(int id, String name, String segment, String country) {}
