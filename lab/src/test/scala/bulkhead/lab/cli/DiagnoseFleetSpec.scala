@@ -40,7 +40,7 @@ class DiagnoseFleetSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll
     val targets = Files.writeString(dir.resolve("replicas.txt"), s"GET $urlA\n\nGET $urlB\n")
     val options = DiagnoseCommand.Options(
       jvm = JvmFlags(jmx = Seq(JmxAddress("127.0.0.1", jmxA), JmxAddress("127.0.0.1", jmxB))), connections = 24,
-      duration = 6.seconds, every = 1.second, requests = RequestFlags(targets = Some(targets)))
+      duration = 10.seconds, every = 1.second, requests = RequestFlags(targets = Some(targets)))
     val record = DiagnoseCommand.run(options, dir.resolve("fleet"), _ => ()).fold(e => fail(e), identity)
     record.info.nodes shouldBe Seq(s"jmx 127.0.0.1:$jmxA", s"jmx 127.0.0.1:$jmxB")
     record.otherNodes.map(_.samples.size).head should be >= 4
