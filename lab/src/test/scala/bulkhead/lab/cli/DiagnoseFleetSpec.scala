@@ -51,8 +51,9 @@ class DiagnoseFleetSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll
       v.cap.name shouldBe "semaphore"
       v.cap.why should include("of 4 permits held on each of 2 nodes")
       v.cap.why should include("2 x 4 permits")
-      // 4 permits held 100 ms (and more on a busy machine) on each replica: at most 40 req/s each, 80 the fleet.
-      v.predicted should be <= 82.0
+      // 4 permits held 100 ms (and more on a busy machine) on each replica: at most 40 req/s each, 80 the fleet; the
+      // lab's caps are held to 10 % of the constructed one, as in its accuracy suite.
+      v.predicted should be <= 88.0
       v.ratio shouldBe (1.0 +- 0.2)
       record.load.routes.map(_.answered).foreach(n => n.toDouble shouldBe (record.load.answers.answered / 2.0 +-
         record.load.answers.answered * 0.15))
