@@ -99,6 +99,13 @@ final class IoLoop(name: String, readBufferBytes: Int, onError: (String, Throwab
   private[transport] def register(channel: SelectableChannel, ops: Int, handler: IoLoop.Handler): SelectionKey =
     channel.register(selector, ops, handler)
 
+  /** Releases the descriptors of channels closed while registered: the JDK closes such a channel's socket only when
+   *  its key is deregistered, at the selector's next selection, so a port closed without it may still be taken for a
+   *  moment after `close()` returned. Keys found ready are handled as in the loop. On the loop's thread only. */
+  private[transport] def releaseClosed(): Unit =
+    try selector.selectNow(key => ready(key))
+    catch case NonFatal(_) => () // a closed selector has released them already
+
   /** Runs `task` on the loop's thread in `delayNanos` or a little later. On the loop's thread only. */
   private[transport] def after(delayNanos: Long)(task: Runnable): Unit =
     timerSequence += 1

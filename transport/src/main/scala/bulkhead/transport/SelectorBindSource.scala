@@ -250,6 +250,8 @@ object SelectorBindSource:
             loop.execute(() =>
               if key != null then key.cancel()
               if listener != null then close(listener)
+              // `whenUnbound` promises the port is free: a bind right after it must not find it taken.
+              loop.releaseClosed()
               onUnbound.invoke(()))
 
         // The port is closed; connections accepted before are still handed downstream, then the stage completes.
