@@ -1,6 +1,6 @@
 package bulkhead.service
 
-import bulkhead.service.config.{EnrichmentSettings, HeapCheck, Redaction, ServiceCommandLine, ServiceSettings}
+import bulkhead.service.config.{EnrichmentSettings, Redaction, ServiceCommandLine, ServiceSettings}
 import bulkhead.service.dispatch.Pools
 import com.typesafe.config.{Config, ConfigException}
 import org.apache.pekko.actor.CoordinatedShutdown
@@ -20,10 +20,6 @@ object Main:
         if message.nonEmpty then System.err.println(message)
         sys.exit(2)
     val log = LoggerFactory.getLogger("bulkhead.service")
-    if settings.server.heapCheck == HeapCheck.Warn then
-      HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.foreach(short =>
-        log.warn(s"starting anyway (bulkhead.service.server.heap-check=warn): $short. Clients that fill the heap " +
-          "end the process (OutOfMemoryError)"))
     val running =
       try Await.result(ServiceApp.start(settings, config), Duration(60, "s"))
       catch
@@ -50,9 +46,8 @@ object Main:
         sys.exit(0)
 
   /**
-   * The configuration and settings `args` ask for, on this process's descriptor limit and heap (unless
-   * `server.heap-check` is `warn`: `main` then says the heap is short and starts); or the line `main` prints before it
-   * exits 2 (empty when the parser has printed its own), having started nothing.
+   * The configuration and settings `args` ask for, on this process's descriptor limit and heap; or the line `main`
+   * prints before it exits 2 (empty when the parser has printed its own), having started nothing.
    */
   def configured(args: Seq[String]): Either[String, (Config, ServiceSettings)] =
     // Errors may quote a URI (Lettuce's, Pekko's): never with its password.
@@ -63,8 +58,11 @@ object Main:
       case Right(config) =>
         try
           val settings = ServiceSettings(config)
+          val heapShort = HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.toOption
+          if !settings.server.refuseSmallHeap then
+            heapShort.foreach(m => System.err.println(s"bulkhead serve: WARNING: $m; starting anyway " +
+              "(bulkhead.service.server.refuse-small-heap = false): a heap that runs out ends the process"))
           DescriptorBudget.processLimit().map(DescriptorBudget.check(_, settings)).collectFirst { case Left(m) => m }
-            .orElse(HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.toOption
-              .filter(_ => settings.server.heapCheck == HeapCheck.Refuse))
+            .orElse(heapShort.filter(_ => settings.server.refuseSmallHeap))
             .fold(Right(config -> settings))(refused)
         catch case e: ConfigException => refused(s"bad configuration: ${redacted(e.getMessage)}")

@@ -9,25 +9,25 @@ import java.nio.file.Files
 
 /**
  * `bulkhead.service.Main` run as `serve` runs it (-XX:+ExitOnOutOfMemoryError) on a heap far short of its settings,
- * started anyway with `server.heap-check = warn`, under a flood of connections that each hold an unfinished request
- * head just under max-head-bytes (the lab's large-heads case): the heap runs out, and the process exits by itself,
- * naming the cause, rather than living on with a heap it cannot free or threads lost to the error.
+ * started anyway with `server.refuse-small-heap = false`, under a flood of connections that each hold an unfinished
+ * request head just under max-head-bytes in headers Pekko takes (the lab's large-heads case): the heap runs out, and
+ * the process exits by itself, naming the cause, rather than living on with a heap it cannot free or threads lost to
+ * the error. (Heads of one 60 KB header hold nothing: Pekko answers 431 as a header value passes 8 KiB.)
  */
 @Slow
 class HeapExhaustionSpec extends AnyFlatSpec with Matchers:
   private val dir = Files.createTempDirectory("bulkhead-heap-exhaustion")
 
-  "serve" should "start on a heap short of its settings with heap-check=warn, saying so, and exit at the " +
+  "serve" should "start on a heap short of its settings with refuse-small-heap=false, saying so, and exit at the " +
     "OutOfMemoryError clients cause, naming it, instead of hanging" in {
     val service = ServiceProcess.start("flooded", dir, Seq("--redis-uri", "redis://127.0.0.1:1",
-      "--set", "bulkhead.service.server.heap-check=warn"), jvmOptions = Seq("-Xmx64m"))
+      "--set", "bulkhead.service.server.refuse-small-heap=false"), jvmOptions = Seq("-Xmx64m"))
     var heads: HeldHeads = null
     try
       ServiceProcess.awaitReady(service)
-      HttpProbe.eventually()(service.output.contains("heap-check=warn")) shouldBe true
-      val warning = service.output.linesIterator.filter(_.contains("heap-check=warn")).toSeq
+      val warning = service.output.linesIterator.filter(_.contains("starting anyway")).toSeq
       warning should have size 1
-      warning.head should (include("WARN") and include("heap is 64 MiB") and include("-Xmx1169m") and
+      warning.head should (include("WARNING") and include("heap is 64 MiB") and include("-Xmx1169m") and
         include("max-head-bytes-in-progress=268435456"))
       HttpProbe.get(service.url("/health"), 10).status shouldBe 200
 

@@ -33,8 +33,8 @@ final case class ServerSettings(
     pekkoReadBytes: Int,
     /** /hello and /work/{mode} answered outside the routing tree. */
     fastPath: Boolean,
-    /** What a heap short of the settings' needs does at start (HeapBudget). */
-    heapCheck: HeapCheck)
+    /** Whether `serve` refuses a heap short of [[bulkhead.service.HeapBudget]] (else it starts with a warning). */
+    refuseSmallHeap: Boolean = true)
 
 /** Requests of each `/work/{mode}` in flight at once, above which the service answers 503 at once. */
 final case class WorkLimits(default: Int, pool: Int, virtual: Int, async: Int)
@@ -97,7 +97,7 @@ object ServiceSettings:
         case d => d,
       pekkoReadBytes = r.bytes("pekko.io.tcp.direct-buffer-size", 1, Int.MaxValue).toInt,
       fastPath = r.boolean(s"$s.server.fast-path"),
-      heapCheck = r.oneOf(s"$s.server.heap-check", HeapCheck.values.toSeq)(_.key))
+      refuseSmallHeap = r.boolean(s"$s.server.refuse-small-heap"))
     val w = s"$s.work"
     val work = WorkSettings(
       defaultMs = r.int(s"$w.default-ms", 0, 3_600_000),
