@@ -15,6 +15,7 @@ class ServiceSettingsSpec extends AnyFlatSpec with Matchers:
     s.server.maxConnections should be > reference.getInt("pekko.http.server.max-connections")
     s.work.defaultMs should be <= s.work.maxMs
     s.metrics shouldBe MetricsListener.OnServiceListener
+    s.server.refuseSmallHeap shouldBe true
   }
 
   it should "read each key into its field" in {
@@ -28,12 +29,14 @@ class ServiceSettingsSpec extends AnyFlatSpec with Matchers:
       "bulkhead.service.work.max-ms" -> 1234,
       "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 17,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 33,
-      "bulkhead.service.metrics.port" -> 9999)))
+      "bulkhead.service.metrics.port" -> 9999,
+      "bulkhead.service.server.refuse-small-heap" -> false)))
     (s.host, s.portFile, s.server.maxConnections, s.server.backlog, s.server.listeners) shouldBe
       ("127.0.0.2", Some("/tmp/port"), 777, 99, 3)
     (s.server.requestTimeout, s.work.maxMs, s.pools.blockingPoolSize, s.pools.defaultParallelismMax) shouldBe
       (7.seconds, 1234, 17, 33)
     s.metrics shouldBe MetricsListener.Separate("127.0.0.1", 9999)
+    s.server.refuseSmallHeap shouldBe false
   }
 
   it should "refuse a bad value with its key named" in {
@@ -43,7 +46,8 @@ class ServiceSettingsSpec extends AnyFlatSpec with Matchers:
       "bulkhead.service.port" -> 70000,
       "bulkhead.service.work.default-ms" -> 70000,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 100,
-      "pekko.actor.default-dispatcher.fork-join-executor.parallelism-factor" -> "lots")
+      "pekko.actor.default-dispatcher.fork-join-executor.parallelism-factor" -> "lots",
+      "bulkhead.service.server.refuse-small-heap" -> "maybe")
     for (key, value) <- cases do
       val e = the[ConfigException] thrownBy ServiceSettings(TestService.config(Map(key -> value)))
       withClue(s"$key = $value: ")(e.getMessage should include(key.split('.').last))

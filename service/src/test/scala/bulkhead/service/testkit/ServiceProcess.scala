@@ -43,6 +43,9 @@ final class ServiceProcess private (val name: String, process: Process, val log:
   def logTail: String = output.takeRight(3000)
 
 object ServiceProcess:
+  /** The flag `./bulkhead serve` runs the service with: the JVM exits (3) at its first OutOfMemoryError. */
+  val ExitOnOutOfMemory = "-XX:+ExitOnOutOfMemoryError"
+
   /** This module's classes and runtime dependencies, as the build wrote them (maven-dependency-plugin, compile). */
   private def classpath: String =
     val target = Path.of("target").toAbsolutePath
@@ -60,9 +63,10 @@ object ServiceProcess:
     Files.deleteIfExists(portFile)
     val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
     // C1 only: several of these JVMs start at once on a small machine. The heap `serve` would give these flags (the
-    // service refuses a smaller one): a ceiling, which G1 grows towards only as the test needs.
-    val command = Seq(java, heapFor(args), "-Xss512k", "-XX:TieredStopAtLevel=1") ++ jvmOptions ++ Seq("-cp",
-      classpath, "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
+    // service refuses a smaller one): a ceiling, which G1 grows towards only as the test needs. As `serve` runs it, it
+    // exits at its first OutOfMemoryError.
+    val command = Seq(java, heapFor(args), "-Xss512k", "-XX:TieredStopAtLevel=1", ExitOnOutOfMemory) ++ jvmOptions ++
+      Seq("-cp", classpath, "bulkhead.service.Main", "--port", "0", "--port-file", portFile.toString) ++ args
     val limited = openFiles.fold(command)(n => Seq("sh", "-c", s"ulimit -n $n && exec \"$$@\"", "sh") ++ command)
     val builder = ProcessBuilder(limited*).redirectErrorStream(true).redirectOutput(log.toFile)
     env.foreach((k, v) => builder.environment().put(k, v))
