@@ -23,10 +23,18 @@ public final class Main {
   public static void main(String[] args) throws Exception {
     PipelineOptions options = PipelineOptions.parse(args);
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.eventLoops));
+    // The host pool's wait queue holds as many calls as it has connections: each client of the peer has one call at a
+    // time, and the queue counts the connections being opened beside the calls waiting, so a shorter queue refuses
+    // (503) whenever the calls outnumber the free connections for a moment, e.g. 2,000 clients reconnecting while the
+    // 2,000 calls of the clients before them are still at a 1 s third party; each refused client asks again at once
+    // and is refused again until connections free. So at most 2 x --soap-max-connections calls are held (4,096 by
+    // default; bulkhead admits 4,000 into its pipeline), each waiting at most the call's 3 s timeout, which covers
+    // getting a connection (then 504); a call beyond them gets 503 at once.
     WebClient soap = WebClient.create(vertx,
         new WebClientOptions().setConnectTimeout(2000).setKeepAlive(true).setIdleTimeout(60)
             .setUserAgentEnabled(false),
-        new PoolOptions().setHttp1MaxSize(options.soapMaxConnections).setMaxWaitQueueSize(256));
+        new PoolOptions().setHttp1MaxSize(options.soapMaxConnections)
+            .setMaxWaitQueueSize(options.soapMaxConnections));
     RedisAPI redis = RedisAPI.api(Redis.createClient(vertx, new RedisOptions().setConnectionString(options.redisUri)
         .setMaxPoolSize(options.redisConnections).setMaxPoolWaiting(4000)));
     CustomersVerticle.Dependencies dependencies =

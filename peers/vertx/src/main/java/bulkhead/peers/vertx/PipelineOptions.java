@@ -5,7 +5,7 @@ import bulkhead.peers.PeerOptions;
 /**
  * The flags of the Vert.x pipeline, named as bulkhead's: --port (0 = any free), --port-file (written once bound),
  * --soap-endpoint and --redis-uri (what the lab points bulkhead at), and its own --soap-max-connections (bulkhead's
- * bulkhead.enrichment.soap.max-connections, 2,048), --redis-connections (bulkhead's 20, one per routee) and
+ * bulkhead.enrichment.soap.max-connections, 2,048; as many calls may wait for one), --redis-connections (bulkhead's 20, one per routee) and
  * --event-loops (default: one per core). A bad flag stops the start with exit code 2 and a message naming it.
  */
 final class PipelineOptions {

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * SOAP 1.1 GetCustomer on the third party through Vert.x's WebClient, whose host pool (shared by every verticle) is
- * bounded like bulkhead's: --soap-max-connections connections, 256 calls waiting, a 3 s timeout (bulkhead's
- * request-timeout). One per verticle: its answer reader is the verticle's own.
+ * bounded: --soap-max-connections connections and as many calls waiting (Main), a 3 s timeout (bulkhead's
+ * request-timeout) that covers the wait. One per verticle: its answer reader is the verticle's own.
  */
 final class SoapCustomers {
   private static final String Envelope = "http://schemas.xmlsoap.org/soap/envelope/";
