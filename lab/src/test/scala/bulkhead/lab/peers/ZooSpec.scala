@@ -82,7 +82,8 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
         s"$app unreachable" -> (() => Seq("--app", app, "--soap-endpoint", unreachable)))) ++
       Seq("jedis-held" -> (() => Seq("--app", "jedis-held", "--pool-size", "1", "--hold-ms", "200", "--redis-uri",
           s"redis://127.0.0.1:${redis.port}")),
-        "password-hashing" -> (() => Seq("--app", "password-hashing", "--worker-threads", "4", "--iterations", "1000"))) ++
+        "password-hashing" -> (() =>
+          Seq("--app", "password-hashing", "--worker-threads", "4", "--iterations", "1000"))) ++
       pooled.map((app, pool, _, _) => app -> (() => Seq("--app", app, "--pool-size", pool.toString, "--hold-ms", "200",
         "--jdbc-url", Postgres.jdbcUrl(postgres))))
   private val aheadPool = java.util.concurrent.Executors.newFixedThreadPool(2, r => Thread(r, "zoo-ahead"))
