@@ -89,7 +89,8 @@ object HeapBudget:
       s"; start it with at least -Xmx${(sum + MiB - 1) / MiB}m (./bulkhead serve does unless BULKHEAD_JAVA_OPTS or " +
       "JAVA_TOOL_OPTIONS sets -Xmx), or lower bulkhead.service.server.max-connections, " +
       "bulkhead.service.server.max-head-bytes-in-progress or bulkhead.service.server.max-head-bytes " +
-      "(--max-connections N, --set key=value)")
+      "(--max-connections N, --set key=value); with the clients bounded elsewhere, " +
+      "--set bulkhead.service.server.refuse-small-heap=false starts it anyway")
 
   /**
    * The heap this JVM was started with (`MaxHeapSize`, -Xmx or the JVM's default): exact whatever the collector,

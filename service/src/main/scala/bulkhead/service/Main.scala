@@ -58,7 +58,11 @@ object Main:
       case Right(config) =>
         try
           val settings = ServiceSettings(config)
+          val heapShort = HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.toOption
+          if !settings.server.refuseSmallHeap then
+            heapShort.foreach(m => System.err.println(s"bulkhead serve: WARNING: $m; starting anyway " +
+              "(bulkhead.service.server.refuse-small-heap = false): a heap that runs out ends the process"))
           DescriptorBudget.processLimit().map(DescriptorBudget.check(_, settings)).collectFirst { case Left(m) => m }
-            .orElse(HeapBudget.check(HeapBudget.processMaxHeap(), settings).left.toOption)
+            .orElse(heapShort.filter(_ => settings.server.refuseSmallHeap))
             .fold(Right(config -> settings))(refused)
         catch case e: ConfigException => refused(s"bad configuration: ${redacted(e.getMessage)}")

@@ -164,7 +164,10 @@ class SelectorTransportSpec extends AnyFlatSpec with Matchers with BeforeAndAfte
     val binding = Await.result(bind(batch = 64, pauseAbove = 50.millis)
       .to(Sink.foreach(accepted.put)).withAttributes(ActorAttributes.dispatcher("one-thread")).run(), 10.seconds)
     val port = binding.localAddress.getPort
-    system.dispatchers.lookup("one-thread").execute(() => blocked.await(20, TimeUnit.SECONDS))
+    // Blocked for sure before any connection comes: a busy machine may start the blocking task late.
+    val blocking = CountDownLatch(1)
+    system.dispatchers.lookup("one-thread").execute { () => blocking.countDown(); blocked.await(20, TimeUnit.SECONDS) }
+    blocking.await(10, TimeUnit.SECONDS) shouldBe true
     val first = (1 to 4).map(_ => RawConnection.to(port))
     try
       OsProbes.within(5)(OsProbes.acceptQueue(port) == 0) shouldBe true // taken: the dispatcher was not known busy
@@ -181,7 +184,7 @@ class SelectorTransportSpec extends AnyFlatSpec with Matchers with BeforeAndAfte
     finally
       blocked.countDown()
       first.foreach(_.close())
-    Await.result(binding.unbind(), 10.seconds)
+      Await.result(binding.unbind(), 10.seconds)
   }
 
   it should "stop accepting while a batch of connections' first requests wait for their dispatcher, and resume as " +
@@ -195,7 +198,11 @@ class SelectorTransportSpec extends AnyFlatSpec with Matchers with BeforeAndAfte
     try
       // Set up: the listener and the four connections registered with the loops.
       OsProbes.within(5)(loops.loops.map(_.registeredChannels).sum == 5) shouldBe true
-      system.dispatchers.lookup("one-thread").execute(() => blocked.await(20, TimeUnit.SECONDS))
+      val blocking = CountDownLatch(1)
+      system.dispatchers.lookup("one-thread").execute { () =>
+        blocking.countDown(); blocked.await(20, TimeUnit.SECONDS)
+      }
+      blocking.await(10, TimeUnit.SECONDS) shouldBe true
       first.foreach(_.write(ByteString("?")))
       OsProbes.within(5)(OsProbes.unreadBytes(port) == 0) shouldBe true // the loop read them
       val rest = (1 to 16).map(_ => RawConnection.to(port))
@@ -210,7 +217,7 @@ class SelectorTransportSpec extends AnyFlatSpec with Matchers with BeforeAndAfte
     finally
       blocked.countDown()
       first.foreach(_.close())
-    Await.result(binding.unbind(), 10.seconds)
+      Await.result(binding.unbind(), 10.seconds)
   }
 
   "An outgoing selector connection" should "write what its stream pushes in one go, and read the answer" in {

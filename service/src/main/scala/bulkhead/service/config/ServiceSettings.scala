@@ -32,7 +32,9 @@ final case class ServerSettings(
     /** Pekko's TCP read size (`pekko.io.tcp.direct-buffer-size`): what a read of Pekko's transport takes at most. */
     pekkoReadBytes: Int,
     /** /hello and /work/{mode} answered outside the routing tree. */
-    fastPath: Boolean)
+    fastPath: Boolean,
+    /** Whether `serve` refuses a heap short of [[bulkhead.service.HeapBudget]] (else it starts with a warning). */
+    refuseSmallHeap: Boolean = true)
 
 /** Requests of each `/work/{mode}` in flight at once, above which the service answers 503 at once. */
 final case class WorkLimits(default: Int, pool: Int, virtual: Int, async: Int)
@@ -94,7 +96,8 @@ object ServiceSettings:
         case d if d == Duration.Zero => Duration.Inf
         case d => d,
       pekkoReadBytes = r.bytes("pekko.io.tcp.direct-buffer-size", 1, Int.MaxValue).toInt,
-      fastPath = r.boolean(s"$s.server.fast-path"))
+      fastPath = r.boolean(s"$s.server.fast-path"),
+      refuseSmallHeap = r.boolean(s"$s.server.refuse-small-heap"))
     val w = s"$s.work"
     val work = WorkSettings(
       defaultMs = r.int(s"$w.default-ms", 0, 3_600_000),
