@@ -7,14 +7,17 @@ import java.util.concurrent.ConcurrentHashMap
 
 /**
  * Class-data archives (HotSpot's dynamic AppCDS) for the JVMs the lab starts, one per classpath in a directory: the
- * first JVM of a classpath writes the classes it loaded to an archive as it exits, and the JVMs started after it map
+ * second JVM of a classpath writes the classes it loaded to an archive as it exits, and the JVMs started after it map
  * them instead of loading, verifying and linking them again (the service's start here: 4.3 s without, 2.5 s with;
- * writing the archive lengthens its first JVM's stop by about 3.5 s). An archive is named for what its JVM loads (the
- * java, every classpath entry's path, size and time), so a rebuilt jar or another JDK gets a new one. HotSpot refuses
- * to archive from a directory: a classpath with one, and a JVM started while its classpath's first still runs, start
- * as they would anyway. The lab's tests use this; its commands do not (a user's run holds its JVMs as they ship).
+ * writing the archive lengthens its writer's stop by about 3.5 s, so a classpath started once is not archived). An
+ * archive is named for what its JVM loads (the java, every classpath entry's path, size and time), so a rebuilt jar or
+ * another JDK gets a new one. HotSpot refuses to archive from a directory: a classpath with one, and a JVM started
+ * while its classpath's writer still runs, start as they would anyway. The lab's tests use this; its commands do not
+ * (a user's run holds its JVMs as they ship).
  */
 object ClassData:
+  /** The archives whose classpath started a JVM in this process: the next JVM of one writes it. */
+  private val seen = ConcurrentHashMap.newKeySet[Path]()
   /** The archives being written now, by a JVM still running: one writer per archive. */
   private val writing = ConcurrentHashMap.newKeySet[Path]()
 
@@ -26,7 +29,8 @@ object ClassData:
 
   /**
    * The archive in `dir` of the JVM `command` (the java executable) with `classpath`: mapped if it exists, else written
-   * by this JVM when none is being written; none for a classpath HotSpot cannot archive. `exited` gives a written
+   * by this JVM when one started before it and none is being written; none for a classpath HotSpot cannot archive, nor
+   * for the first JVM of a classpath (most classpaths start once or twice in a run). `exited` gives a written
    * archive its name when the JVM was stopped (a JVM killed may have written part of it, and one that refused to start
    * loaded little).
    */
@@ -38,7 +42,7 @@ object ClassData:
       // HotSpot's notes on the JDK's own archive made with other module options than the lab's JVMs: not their log.
       val quiet = "-Xlog:cds*=off"
       if Files.isRegularFile(archive) then Use(Seq(s"-XX:SharedArchiveFile=$archive", quiet), Plain.exited)
-      else if !writing.add(archive) then Plain
+      else if seen.add(archive) || !writing.add(archive) then Plain
       else
         Files.createDirectories(dir)
         val partial = dir.resolve(s"${archive.getFileName}.${UUID.randomUUID}.part")

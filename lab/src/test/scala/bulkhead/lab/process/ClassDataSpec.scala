@@ -19,14 +19,20 @@ class ClassDataSpec extends AnyFlatSpec with Matchers:
   private def option(use: ClassData.Use, name: String) = use.options.find(_.startsWith(s"-XX:$name="))
     .map(o => Path.of(o.drop(s"-XX:$name=".length)))
 
-  "ClassData" should "have the first JVM of a classpath write its archive, and the JVMs after it map it" in {
+  /** The use of a classpath whose first JVM already started: the next one writes its archive. */
+  private def writer(dir: Path, cp: Seq[Path]): ClassData.Use =
+    ClassData.use(dir, jdk, classpath(cp)) shouldBe ClassData.Plain
+    ClassData.use(dir, jdk, classpath(cp))
+
+  "ClassData" should "have the second JVM of a classpath write its archive, and the JVMs after it map it" in {
     val (cp, dir) = jars()
-    val first = ClassData.use(dir, jdk, classpath(cp))
-    val partial = option(first, "ArchiveClassesAtExit").getOrElse(fail(s"no archive written: ${first.options}"))
-    // While the first runs, the next start as they would: one writer per archive.
+    // The first starts as it would: a classpath started once is not worth an archive's writing.
+    val second = writer(dir, cp)
+    val partial = option(second, "ArchiveClassesAtExit").getOrElse(fail(s"no archive written: ${second.options}"))
+    // While it runs, the next start as they would: one writer per archive.
     ClassData.use(dir, jdk, classpath(cp)) shouldBe ClassData.Plain
     Files.writeString(partial, "classes")
-    first.exited(0)
+    second.exited(0)
     Files.exists(partial) shouldBe false
     val archive = dir.resolve(s"${ClassData.name(jdk, cp)}.jsa")
     Files.readString(archive) shouldBe "classes"
@@ -35,6 +41,7 @@ class ClassDataSpec extends AnyFlatSpec with Matchers:
 
   it should "keep no archive of a JVM killed or refused, and let the next one write it" in {
     val (cp, dir) = jars()
+    ClassData.use(dir, jdk, classpath(cp)) shouldBe ClassData.Plain
     Seq(137, 1).foreach { code =>
       val use = ClassData.use(dir, jdk, classpath(cp))
       val partial = option(use, "ArchiveClassesAtExit").getOrElse(fail(s"no archive written: ${use.options}"))
