@@ -4,6 +4,7 @@ import java.nio.file.{Files, Path, StandardCopyOption}
 import java.security.MessageDigest
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
+import scala.jdk.CollectionConverters.*
 
 /**
  * Class-data archives (HotSpot's dynamic AppCDS) for the JVMs the lab starts, one per classpath in a directory: the
@@ -53,6 +54,19 @@ object ClassData:
           finally
             Files.deleteIfExists(partial)
             writing.remove(archive))
+
+  /**
+   * Deletes from `dir` every archive but those of the JVM `command` with `classpaths` as they are now (a rebuild names
+   * new ones: the old ones would pile up, tens of MB each), and what a JVM left half written.
+   */
+  def prune(dir: Path, command: String, classpaths: Seq[String]): Unit =
+    val keep = classpaths.map(_.split(java.io.File.pathSeparatorChar).filter(_.nonEmpty).map(Path.of(_)).toSeq)
+      .filter(entries => entries.nonEmpty && entries.forall(Files.isRegularFile(_)))
+      .map(entries => s"${name(command, entries)}.jsa").toSet
+    if Files.isDirectory(dir) then
+      val files = Files.list(dir)
+      try files.iterator().asScala.filterNot(f => keep(f.getFileName.toString)).foreach(Files.deleteIfExists)
+      finally files.close()
 
   /** A JVM's exit codes once stopped by SIGTERM: 0 when it handles it (the service), else 128 + 15. */
   private val Stopped = Set(0, 143)

@@ -5,6 +5,7 @@ import org.scalatest.matchers.should.Matchers
 
 import java.nio.file.attribute.FileTime
 import java.nio.file.{Files, Path}
+import scala.jdk.CollectionConverters.*
 
 /** Which JVM writes a classpath's class-data archive, which ones map it, and when one is kept. */
 class ClassDataSpec extends AnyFlatSpec with Matchers:
@@ -70,4 +71,14 @@ class ClassDataSpec extends AnyFlatSpec with Matchers:
     ClassData.name("/opt/jdk/bin/java", cp) should not be before
     Files.setLastModifiedTime(cp.head, FileTime.fromMillis(Files.getLastModifiedTime(cp.head).toMillis - 60_000))
     ClassData.name(jdk, cp) should not be before
+  }
+
+  it should "prune the archives of classpaths as they were, and half-written ones, keeping those as they are" in {
+    val (cp, dir) = jars()
+    Files.createDirectories(dir)
+    val current = dir.resolve(s"${ClassData.name(jdk, cp)}.jsa")
+    val stale = Seq(dir.resolve("0123456789abcdef01234567.jsa"), dir.resolve(s"${current.getFileName}.x.part"))
+    (current +: stale).foreach(Files.writeString(_, "classes"))
+    ClassData.prune(dir, jdk, Seq(classpath(cp), classpath(cp :+ cp.head.getParent)))
+    Files.list(dir).toList.asScala.toSeq shouldBe Seq(current)
   }

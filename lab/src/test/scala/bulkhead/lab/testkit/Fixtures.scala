@@ -1,7 +1,7 @@
 package bulkhead.lab.testkit
 
 import bulkhead.lab.model.Target
-import bulkhead.lab.process.Launch
+import bulkhead.lab.process.{ClassData, Launch}
 import bulkhead.lab.record.{RecordJson, RunRecord}
 
 import java.nio.file.{Files, Path}
@@ -48,7 +48,10 @@ object Fixtures:
       case Seq(jar) if !Files.isDirectory(classes) || Files.getLastModifiedTime(jar).toMillis >= newest(classes) => jar
       case _ => classes
 
-  /** Where the tests' JVMs keep their class-data archives ([[bulkhead.lab.process.ClassData]]): this build's. */
+  /**
+   * Where the tests' JVMs keep their class-data archives ([[ClassData]]): this build's; those of an earlier build are
+   * deleted at the first launch.
+   */
   private val classData = Path.of("target", "class-data").toAbsolutePath
 
   /** How the lab's tests start the service and the stub: this JVM's java, the flags the launcher would use. */
@@ -61,5 +64,7 @@ object Fixtures:
       (if feature >= 24 then Seq("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow") else Nil)
     // A peer not built is left out: a test that starts it fails there, naming it (Stack.peer).
     val built = Target.JvmPeers.filter(p => Files.exists(Path.of("..", p.module, "target/runtime-classpath.txt")))
-    Launch(java, flags, classpath(Target.Bulkhead.module), classpath("stub"),
+    val launch = Launch(java, flags, classpath(Target.Bulkhead.module), classpath("stub"),
       built.map(p => p -> classpath(p.module)).toMap, Some(classData))
+    ClassData.prune(classData, java, Seq(launch.serviceClasspath, launch.stubClasspath) ++ launch.peers.values)
+    launch
