@@ -71,10 +71,11 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   it should "run exactly fixed-pool-size /work/pool requests at once, queueing the rest" in withService(
     "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 4) { s =>
-    val calls = (1 to 10).map(_ => getAsync(url(s, "/work/pool?ms=1500")))
+    // Twice the pool: one round running, one queued (two rounds of 1.5 s).
+    val calls = (1 to 8).map(_ => getAsync(url(s, "/work/pool?ms=1500")))
     val busy = """executor_active_threads{name="blocking-pool"}"""
     val queued = """executor_queued_tasks{name="blocking-pool"}"""
-    eventually()(metric(get(url(s, "/metrics")).body, queued).contains(6.0)) shouldBe true
+    eventually()(metric(get(url(s, "/metrics")).body, queued).contains(4.0)) shouldBe true
     val text = get(url(s, "/metrics")).body
     metric(text, busy) shouldBe Some(4.0)
     metric(text, """executor_pool_size_threads{name="blocking-pool"}""") shouldBe Some(4.0)
@@ -98,9 +99,10 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
 
   it should "keep /hello answering while the blocking pool is saturated" in withService(
     "bulkhead.dispatch.blocking-pool.thread-pool-executor.fixed-pool-size" -> 2) { s =>
-    val blocked = (1 to 6).map(_ => getAsync(url(s, "/work/pool?ms=3000")))
+    // Twice the pool: both threads held 3 s and two calls queued behind them (two rounds).
+    val blocked = (1 to 4).map(_ => getAsync(url(s, "/work/pool?ms=3000")))
     eventually()(metric(get(url(s, "/metrics")).body, """executor_queued_tasks{name="blocking-pool"}""")
-      .contains(4.0)) shouldBe true
+      .contains(2.0)) shouldBe true
     get(url(s, "/hello")).status shouldBe 200
     // /hello was answered while every blocking call was still held by the pool or its queue.
     blocked.count(_.isDone) shouldBe 0
@@ -112,8 +114,9 @@ class ServiceOverSocketSpec extends AnyFlatSpec with Matchers:
       "bulkhead.service.work.allow-default-dispatcher" -> true,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min" -> 2,
       "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max" -> 2) { s =>
-      val blocking = (1 to 6).map(_ => getAsync(url(s, "/work/default?ms=1500")))
-      Thread.sleep(700) // let the blocking requests reach the dispatcher first (a busy machine opens 6 sockets slowly)
+      // Twice the dispatcher's threads: both blocked, two more queued behind them with /hello (two rounds).
+      val blocking = (1 to 4).map(_ => getAsync(url(s, "/work/default?ms=1500")))
+      Thread.sleep(700) // let the blocking requests reach the dispatcher first (a busy machine opens 4 sockets slowly)
       val hello = get(url(s, "/hello"))
       hello.status shouldBe 200
       // /hello could only be served once a blocked default-dispatcher thread came free: some blocking work was done.

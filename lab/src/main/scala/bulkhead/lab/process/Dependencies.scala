@@ -30,7 +30,8 @@ final class Dependencies private (stack: Stack, dir: Path, customers: Option[Int
 
   /** Stops every one, the last started first, and deletes PostgreSQL's data. */
   def stop(): Unit =
-    Seq(postgres, stub, redis).flatten.foreach(_.child.stop())
+    postgres.foreach(Postgres.stop(dir, _))
+    Seq(stub, redis).flatten.foreach(_.child.stop())
     if postgres.isDefined then Postgres.drop(dir)
 
 object Dependencies:

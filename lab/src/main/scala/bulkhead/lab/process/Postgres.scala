@@ -23,10 +23,8 @@ object Postgres:
     val run = into.toAbsolutePath
     val dir = run.resolve("postgres")
     Files.createDirectories(dir)
-    val asRoot = System.getProperty("user.name") == "root"
-    val as = if asRoot then Seq("runuser", "-u", "postgres", "--") else Nil
     if asRoot then handOver(run, dir)
-    val data = dir.resolve("data").toString
+    val data = dataOf(into)
     // 1 MB WAL segments: the data directory is 28 MB instead of 40.
     Children.runToCompletion(as ++ Seq(bin.resolve("initdb").toString, "-D", data, "-U", "postgres", "--auth=trust",
         "-E", "UTF8", "--no-sync", "--wal-segsize=1"), 60.seconds)
@@ -38,6 +36,17 @@ object Postgres:
     awaitReady(bin, child, port)
     Served(child, port)
 
+  /**
+   * Stops the server started in `into` and waits until it has exited: PostgreSQL's fast shutdown (its sessions ended,
+   * as a throwaway database allows), then what is left of the process. As root the server's process is runuser's child,
+   * and the SIGTERM of [[Child.stop]] would reach runuser, which passes it on and then waits 2 s before it kills.
+   */
+  def stop(into: Path, served: Served): Unit =
+    if served.child.isAlive then
+      Children.runToCompletion(as ++ Seq(binaries().resolve("pg_ctl").toString, "stop", "-D", dataOf(into), "-m",
+        "fast", "-w", "-t", "10"), 20.seconds)
+    served.child.stop()
+
   /** Deletes the data directory under `into`, once its server is stopped. */
   def drop(into: Path): Unit =
     val dir = into.toAbsolutePath.resolve("postgres")
@@ -45,6 +54,11 @@ object Postgres:
       val paths = Files.walk(dir)
       try paths.iterator().asScala.toSeq.reverse.foreach(Files.deleteIfExists)
       finally paths.close()
+
+  private def asRoot: Boolean = System.getProperty("user.name") == "root"
+  /** PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user. */
+  private def as: Seq[String] = if asRoot then Seq("runuser", "-u", "postgres", "--") else Nil
+  private def dataOf(into: Path): String = into.toAbsolutePath.resolve("postgres").resolve("data").toString
 
   /** The programs of the newest major version installed. */
   private def binaries(): Path =

@@ -11,9 +11,11 @@ import scala.util.Using
 /**
  * Where the lab finds the JVMs it starts: set by the launcher (./bulkhead) as system properties. `peers` holds the
  * classpath of each peer server module (akka-http, spray, pekko-minimal, jetty, tomcat, zoo) that was built.
+ * `classData`: where the JVMs' class-data archives are kept ([[ClassData]]), for the tests' many starts; None (the
+ * commands) starts every JVM without.
  */
 final case class Launch(java: String, jvmFlags: Seq[String], serviceClasspath: String, stubClasspath: String,
-    peers: Map[Target.JvmPeer, String] = Map.empty)
+    peers: Map[Target.JvmPeer, String] = Map.empty, classData: Option[Path] = None)
 
 object Launch:
   /**
@@ -82,9 +84,11 @@ final class Stack(launch: Launch, dir: Path):
       ready: String = "/health", env: Map[String, String] = Map.empty, prefix: Seq[String] = Nil): Served =
     val portFile = dir.resolve(s"$name.port")
     Files.deleteIfExists(portFile)
-    val command = prefix ++ Seq(launch.java) ++ launch.jvmFlags ++ jvmArgs ++ Seq("-cp", classpath, main, "--port", "0",
-      "--port-file", portFile.toString) ++ args
+    val archive = launch.classData.fold(ClassData.Plain)(ClassData.use(_, launch.java, classpath))
+    val command = prefix ++ Seq(launch.java) ++ launch.jvmFlags ++ archive.options ++ jvmArgs ++ Seq("-cp", classpath,
+      main, "--port", "0", "--port-file", portFile.toString) ++ args
     val child = Children.start(name, command, dir, env)
+    child.process.onExit().thenAccept(p => archive.exited(p.exitValue()))
     val deadline = System.nanoTime() + 60.seconds.toNanos
     while !(Files.exists(portFile) && Files.readString(portFile).trim.nonEmpty) do
       if !child.isAlive then

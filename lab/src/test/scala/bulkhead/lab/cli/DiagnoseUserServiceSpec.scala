@@ -3,7 +3,7 @@ package bulkhead.lab.cli
 import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.load.{Requests, TargetsFile, Tls, UsersDriver, VegetaDriver}
 import bulkhead.lab.model.{MetricsReading, Target}
-import bulkhead.lab.process.{AnyCertificate, Children, Postgres, Stack}
+import bulkhead.lab.process.{AnyCertificate, Children, Postgres, Served, Stack}
 import bulkhead.lab.report.RouteRates
 import bulkhead.lab.sample.{MeteredSampler, MetricsScrape, ServiceSampler}
 import bulkhead.lab.testkit.Fixtures
@@ -28,7 +28,11 @@ class DiagnoseUserServiceSpec extends AnyFlatSpec with Matchers with BeforeAndAf
   private val pgDir = Files.createTempDirectory("diagnose-user-pg")
   private val password = java.util.UUID.randomUUID.toString
   private val keystore = dir.resolve("zoo.p12")
-  private lazy val postgres = Postgres.start(pgDir)
+  // PostgreSQL once started: afterAll stops it at once, without starting it when no case did.
+  @volatile private var started: Option[Served] = None
+  private lazy val postgres =
+    started = Some(Postgres.start(pgDir))
+    started.get
   private val tlsPort = Stack.freePort()
   private lazy val app =
     val keytool = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString
@@ -43,7 +47,9 @@ class DiagnoseUserServiceSpec extends AnyFlatSpec with Matchers with BeforeAndAf
   private lazy val body = Files.writeString(dir.resolve("order.json"), """{"item": 42, "quantity": 1}""")
 
   override def afterAll(): Unit =
-    try Children.stopAll()
+    try
+      started.foreach(Postgres.stop(pgDir, _))
+      Children.stopAll()
     finally Postgres.drop(pgDir)
 
   /** The app's own count of requests answered, by method, route and status. */

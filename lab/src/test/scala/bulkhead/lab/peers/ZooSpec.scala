@@ -21,15 +21,18 @@ import scala.concurrent.duration.*
 @Slow
 class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val launch = Fixtures.launch
-  private val stack = Stack(launch, Files.createTempDirectory("lab-zoo"))
+  private val dir = Files.createTempDirectory("lab-zoo")
+  private val stack = Stack(launch, dir)
   // One PostgreSQL for the spec's two database apps (initdb and a start cost seconds); stopped and dropped last.
   private val pgDir = Files.createTempDirectory("lab-zoo-pg")
   private lazy val postgres = Postgres.start(pgDir)
   // One SOAP stub of 200 ms for the spec's three apps that call it (a stub's JVM start costs seconds); stopped last.
   private lazy val stub = stack.stub(Seq("--latency", "fixed:200"))
+  private lazy val redis = stack.redis()
   override def afterAll(): Unit =
     try
       refusalPool.shutdownNow()
+      aheadPool.shutdownNow()
       Children.stopAll()
     finally Postgres.drop(pgDir)
 
@@ -54,6 +57,52 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     try body(app)
     finally app.child.stop()
 
+  // Each app at its 200 ms hold: requests at once beyond its capacity wait their turn (at least `leastMs`).
+  private val held = Seq(
+    ("undertow-lock", Seq("--hold-ms", "200"), 3, 600),
+    ("undertow-reentrant", Seq("--hold-ms", "200"), 3, 600),
+    ("undertow-semaphore", Seq("--permits", "2", "--hold-ms", "200"), 4, 400),
+    ("undertow-io-blocked", Seq("--io-threads", "1", "--hold-ms", "200"), 2, 400),
+    ("vertx-blocked", Seq("--event-loops", "1", "--hold-ms", "200"), 2, 400))
+  // The apps that call the stub, each with its knob of calls at once, then again with no third party to reach.
+  private val calling = Seq("httpclient-pool" -> "--max-connections", "async-client" -> "--max-connections",
+    "future-pool" -> "--pool-size")
+  private def unreachable = s"http://127.0.0.1:${Stack.freePort()}/soap"
+  private val pooled = Seq(("hikari-pg", 1, 2, 400), ("spring-hikari", 2, 6, 600))
+
+  /**
+   * The apps the cases below start, in their order, by name: each case's app is started while the two cases before it
+   * run, whose requests mostly wait (on a 200 ms hold, the stub, PostgreSQL), and the case stops it. The cases' timings
+   * are lower bounds, which a busy machine only lengthens; the one upper bound runs before any of this.
+   */
+  private val apps: Seq[(String, () => Seq[String])] =
+    held.map((app, knobs, _, _) => app -> (() => Seq("--app", app) ++ knobs)) ++
+      calling.flatMap((app, size) => Seq(
+        app -> (() => Seq("--app", app, size, "1", "--soap-endpoint", stub.url("/soap"))),
+        s"$app unreachable" -> (() => Seq("--app", app, "--soap-endpoint", unreachable)))) ++
+      Seq("jedis-held" -> (() => Seq("--app", "jedis-held", "--pool-size", "1", "--hold-ms", "200", "--redis-uri",
+          s"redis://127.0.0.1:${redis.port}")),
+        "password-hashing" -> (() =>
+          Seq("--app", "password-hashing", "--worker-threads", "4", "--iterations", "1000"))) ++
+      pooled.map((app, pool, _, _) => app -> (() => Seq("--app", app, "--pool-size", pool.toString, "--hold-ms", "200",
+        "--jdbc-url", Postgres.jdbcUrl(postgres))))
+  private val aheadPool = java.util.concurrent.Executors.newFixedThreadPool(2, r => Thread(r, "zoo-ahead"))
+  private val starting = scala.collection.concurrent.TrieMap.empty[String, scala.concurrent.Future[Served]]
+  private def start(name: String): scala.concurrent.Future[Served] =
+    val flags = apps.find(_._1 == name).getOrElse(fail(s"no app $name"))._2
+    // Each in its own directory: a zoo's port file and log are named for the zoo, and two start at once.
+    starting.getOrElseUpdate(name, scala.concurrent.Future(
+      Stack(launch, dir.resolve(name.replace(' ', '-'))).peer(Target.Zoo, flags()))(
+      scala.concurrent.ExecutionContext.fromExecutor(aheadPool)))
+
+  /** The app `name` (started ahead, or now), with the next two starting meanwhile; stopped after `body`. */
+  private def withApp[A](name: String)(body: Served => A): A =
+    val own = start(name)
+    apps.dropWhile(_._1 != name).slice(1, 3).foreach((next, _) => start(next))
+    val app = scala.concurrent.Await.result(own, 2.minutes)
+    try body(app)
+    finally app.child.stop()
+
   /** The zoo started with `args` as a program: its exit code and output, once it exits. */
   private def run(args: Seq[String]): (Int, String) =
     val p = ProcessBuilder((Seq(launch.java) ++ launch.jvmFlags ++ Seq("-Xmx128m", "-cp", launch.peers(Target.Zoo),
@@ -64,24 +113,7 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
       fail(s"zoo ${args.mkString(" ")} did not exit in 30 s")
     (p.exitValue(), scala.concurrent.Await.result(out, 5.seconds))
 
-  // Each app with its resource holding a request 200 ms: requests at once beyond its capacity wait their turn.
-  Seq(
-    ("undertow-lock", Seq("--hold-ms", "200"), 3, 600),
-    ("undertow-reentrant", Seq("--hold-ms", "200"), 3, 600),
-    ("undertow-semaphore", Seq("--permits", "2", "--hold-ms", "200"), 4, 400),
-    ("undertow-io-blocked", Seq("--io-threads", "1", "--hold-ms", "200"), 2, 400),
-    ("vertx-blocked", Seq("--event-loops", "1", "--hold-ms", "200"), 2, 400)).foreach { (app, knobs, n, leastMs) =>
-    s"The zoo's $app" should s"answer /hello and /work with OK, and $n of /work at once in $leastMs ms or more" in {
-      withZoo(Seq("--app", app) ++ knobs) { s =>
-        get(s, "/hello") shouldBe (200, "OK")
-        get(s, "/work") shouldBe (200, "OK")
-        val (statuses, ms) = atOnce(s, n)
-        statuses shouldBe Seq.fill(n)(200)
-        ms should be >= leastMs.toLong
-      }
-    }
-  }
-
+  // The one upper bound of the spec, first: nothing else starts beside it.
   "The zoo's vertx-blocked" should "serve connections on each of its event loops" in {
     withZoo(Seq("--app", "vertx-blocked", "--event-loops", "2", "--hold-ms", "1000")) { s =>
       val (statuses, ms) = atOnce(s, 2)
@@ -91,58 +123,59 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     }
   }
 
-  "The zoo's httpclient-pool" should "call the SOAP stub through its pool, and answer 502 when the stub is down" in {
-    withZoo(Seq("--app", "httpclient-pool", "--max-connections", "1", "--soap-endpoint", stub.url("/soap"))) { s =>
+  held.foreach { (app, _, n, leastMs) =>
+    s"The zoo's $app" should s"answer /hello and /work with OK, and $n of /work at once in $leastMs ms or more" in {
+      withApp(app) { s =>
+        get(s, "/hello") shouldBe (200, "OK")
+        get(s, "/work") shouldBe (200, "OK")
+        val (statuses, ms) = atOnce(s, n)
+        statuses shouldBe Seq.fill(n)(200)
+        ms should be >= leastMs.toLong
+      }
+    }
+  }
+
+  // httpclient-pool (Apache HttpClient's pool), async-client (HttpAsyncClient, connections per route) and future-pool
+  // (a fixed executor): 2 calls of 200 ms at once on 1 connection or 1 thread take two rounds; an unreachable third
+  // party is a 502 at once.
+  private def callsTheStub(app: String): Unit =
+    withApp(app) { s =>
       get(s, "/hello") shouldBe (200, "OK")
       get(s, "/work") shouldBe (200, "OK")
       val (statuses, ms) = atOnce(s, 2)
       statuses shouldBe Seq(200, 200)
       ms should be >= 400L
     }
-    val nowhere = s"http://127.0.0.1:${Stack.freePort()}/soap"
-    withZoo(Seq("--app", "httpclient-pool", "--soap-endpoint", nowhere)) { s =>
+    withApp(s"$app unreachable") { s =>
       val (status, body) = get(s, "/work")
       status shouldBe 502
       body should include("\"error\": \"third party unreachable\"")
     }
+
+  "The zoo's httpclient-pool" should "call the SOAP stub through its pool, and answer 502 when the stub is down" in {
+    callsTheStub("httpclient-pool")
   }
 
-  // async-client (HttpAsyncClient, connections per route) and future-pool (a fixed executor): 2 calls of 200 ms at
-  // once on 1 connection or 1 thread take two rounds; an unreachable third party is a 502 at once.
-  Seq(("async-client", "--max-connections"), ("future-pool", "--pool-size")).foreach { (app, size) =>
+  calling.drop(1).foreach { (app, size) =>
     s"The zoo's $app" should s"wait on the futures of its calls to the stub, $size 1 at a time, and answer 502 " +
       "when the stub is down" in {
-      withZoo(Seq("--app", app, size, "1", "--soap-endpoint", stub.url("/soap"))) { s =>
-        get(s, "/hello") shouldBe (200, "OK")
-        get(s, "/work") shouldBe (200, "OK")
-        val (statuses, ms) = atOnce(s, 2)
-        statuses shouldBe Seq(200, 200)
-        ms should be >= 400L
-      }
-      withZoo(Seq("--app", app, "--soap-endpoint", s"http://127.0.0.1:${Stack.freePort()}/soap")) { s =>
-        val (status, body) = get(s, "/work")
-        status shouldBe 502
-        body should include("\"error\": \"third party unreachable\"")
-      }
+      callsTheStub(app)
     }
   }
 
   "The zoo's jedis-held" should "hold a pooled Redis connection across its sleep: 2 at once on 1 take two rounds" in {
-    val redis = stack.redis()
-    try
-      withZoo(Seq("--app", "jedis-held", "--pool-size", "1", "--hold-ms", "200", "--redis-uri",
-          s"redis://127.0.0.1:${redis.port}")) { s =>
-        get(s, "/hello") shouldBe (200, "OK")
-        get(s, "/work") shouldBe (200, "OK")
-        val (statuses, ms) = atOnce(s, 2)
-        statuses shouldBe Seq(200, 200)
-        ms should be >= 400L
-      }
-    finally redis.child.stop()
+    withApp("jedis-held") { s =>
+      get(s, "/hello") shouldBe (200, "OK")
+      get(s, "/work") shouldBe (200, "OK")
+      val (statuses, ms) = atOnce(s, 2)
+      statuses shouldBe Seq(200, 200)
+      ms should be >= 400L
+    }
+    redis.child.stop()
   }
 
   "The zoo's password-hashing" should "hash on its workers and answer every request at once with OK" in {
-    withZoo(Seq("--app", "password-hashing", "--worker-threads", "4", "--iterations", "1000")) { s =>
+    withApp("password-hashing") { s =>
       get(s, "/hello") shouldBe (200, "OK")
       val (statuses, _) = atOnce(s, 8)
       statuses shouldBe Seq.fill(8)(200)
@@ -151,11 +184,10 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
 
   // hikari-pg (Undertow) and spring-hikari (Spring Boot on Tomcat, JdbcTemplate): n queries at once on `pool`
   // connections of 200 ms each take n / pool rounds.
-  Seq(("hikari-pg", 1, 2, 400), ("spring-hikari", 2, 6, 600)).foreach { (app, pool, n, leastMs) =>
+  pooled.foreach { (app, pool, n, leastMs) =>
     s"The zoo's $app" should
       s"query PostgreSQL through its pool, $n at once on $pool connections in $leastMs ms or more" in {
-      val url = Postgres.jdbcUrl(postgres)
-      withZoo(Seq("--app", app, "--pool-size", pool.toString, "--hold-ms", "200", "--jdbc-url", url)) { s =>
+      withApp(app) { s =>
         get(s, "/hello") shouldBe (200, "OK")
         get(s, "/work") shouldBe (200, "OK")
         val (statuses, ms) = atOnce(s, n)
@@ -166,7 +198,7 @@ class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   }
 
   "The zoo's PostgreSQL" should "leave no data directory once stopped and dropped" in {
-    postgres.child.stop()
+    Postgres.stop(pgDir, postgres)
     Postgres.drop(pgDir)
     Files.exists(pgDir.resolve("postgres")) shouldBe false
   }
