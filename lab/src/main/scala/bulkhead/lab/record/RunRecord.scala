@@ -38,7 +38,7 @@ final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample
 
   /** A fault run second by second: its requests by outcome beside the sample of each second. */
   def faultSeconds: Seq[FaultSecond] = fault.fold(Nil)(FaultTimeline.seconds(_, samples))
-  /** Samples of the measured phase (all of them if none falls in it). */
+  /** Samples of the measured phase that read the load, not its start or its end ([[LoadWindow]]). */
   def measuredSamples: Seq[Sample] = measured(samples)
 
   /** Each service node's samples of the measured phase, the front's first: one entry for one service. */
@@ -46,8 +46,4 @@ final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample
     NodeSamples(info.nodes.headOption.getOrElse(info.target), measuredSamples, beforeLoad, afterLoad) +:
       otherNodes.map(n => n.copy(samples = measured(n.samples)))
 
-  private def measured(all: Seq[Sample]): Seq[Sample] =
-    // The sample taken as the load starts sees no load yet: it would dilute every mean by one sample.
-    val from = if measuredFrom > 0 then measuredFrom - 0.5 else 0.5
-    val in = all.filter(s => s.second >= from && s.second <= measuredTo + 0.5)
-    if in.nonEmpty then in else all
+  private def measured(all: Seq[Sample]): Seq[Sample] = LoadWindow.samples(all, measuredFrom, measuredTo)

@@ -1,0 +1,49 @@
+package bulkhead.lab.record
+
+import bulkhead.lab.sample.Sample
+
+/**
+ * Which samples read the load: those taken while it held the service, not while it started or drained.
+ *
+ * A load has two edges in the lab's clock: its start (second 0, the connections opening; a ramp's measured phase
+ * starts inside the load, not at an edge of it) and its end (`to`, where every driver stops). A sample's `second` is
+ * when the sampler began; its thread dump comes after a scrape and an attach, and the driver's clock starts a little
+ * after the lab's, so within [[Slack]] of an edge a sample may read either side of it.
+ *
+ * The sample at the start is left out: it sees no load yet. The one at the end is read for what it holds, since its
+ * timestamp cannot say on which side of the end its dump fell: one that holds fewer busy threads than every sample
+ * inside the load, by more than such a count varies from one instant to another ([[drained]]), read the clients leaving
+ * (a thousand sleeps in flight read as 243, a full pool of 1,000 threads as 798) and would dilute every mean over the
+ * window, each occupancy's and through it each hold and bound. One that still holds the load is kept (an open loop's
+ * last sample reads the backlog it left, which its answers still count). Edge samples are all kept when no sample lies
+ * between the edges (a short run sampled rarely), and samples outside the window only when none lies in it.
+ */
+object LoadWindow:
+  /** How far from an edge of the load a sample may read the other side of it, in seconds. */
+  val Slack: Double = 0.5
+
+  /**
+   * The samples of `all` that read the load measured from `from` to `to` seconds after it started: those inside its
+   * edges and those at its end that still hold it, else every one in the window, else all of them.
+   */
+  def samples(all: Seq[Sample], from: Double, to: Double): Seq[Sample] =
+    val inWindow = all.filter(s => s.second >= from - Slack && s.second <= to + Slack)
+    val inside = inWindow.filterNot(s => atStart(s, from) || atEnd(s, to))
+    val kept = if inside.isEmpty then Nil else
+      val least = inside.map(busy).min
+      inWindow.filter(s => atEnd(s, to) && !atStart(s, from) && !drained(least, busy(s)))
+    val read = (inside ++ kept).sortBy(_.second)
+    if read.nonEmpty then read else if inWindow.nonEmpty then inWindow else all
+
+  /**
+   * A fall from `least` busy threads (the fewest any sample inside the load held) to `seen` that is the load leaving,
+   * not noise: threads seen busy at an instant vary from one instant to the next by about the square root of their
+   * count, as any count of independent arrivals does, so only a fall beyond that is read as a drain.
+   */
+  def drained(least: Int, seen: Int): Boolean = seen < least - math.sqrt(least.toDouble)
+
+  /** Every thread the sample's dump saw busy, of every pool (virtual threads included): the requests it held. */
+  def busy(s: Sample): Int = s.pools.map(_.busy).sum
+
+  private def atStart(s: Sample, from: Double): Boolean = from <= 0 && s.second < Slack
+  private def atEnd(s: Sample, to: Double): Boolean = s.second > to - Slack
