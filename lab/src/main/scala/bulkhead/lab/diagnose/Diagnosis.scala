@@ -2,7 +2,7 @@ package bulkhead.lab.diagnose
 
 import bulkhead.lab.diagnose.Measured.*
 import bulkhead.lab.model.{FixKind, MetricsReading, Resource, Target}
-import bulkhead.lab.record.{CpuPerRequest, NodeSamples, RunRecord}
+import bulkhead.lab.record.{CpuPerRequest, LoadWindow, NodeSamples, RunRecord}
 import bulkhead.lab.sample.{Sample, WaitKind}
 
 /**
@@ -256,6 +256,18 @@ private final class DiagnosisOf(r: RunRecord):
     }
 
   /**
+   * Why no verdict can be read from the threads, when none of the samples fell inside the load (between its start and
+   * its end): those at its edges saw it arrive or leave, so "idle" would be a guess.
+   */
+  private val unsampled: Option[String] =
+    Option.when(LoadWindow.between(r.samples, r.measuredFrom, r.measuredTo).isEmpty) {
+      val at = r.samples.map(s => f"${s.second}%.1f").mkString(", ")
+      f"no sample fell inside the load (${r.measuredFrom}%.1f to ${r.measuredTo}%.1f s; samples at: " +
+        s"${if at.isEmpty then "none" else at + " s"}), so what held its requests was not seen: run it longer or " +
+        "sample more often"
+    }
+
+  /**
    * A closed loop serves what its clients offer: its bound is Little's law on the run's own figures (clients / the
    * time each request took, clients / throughput), never the driver's mean latency, which also counts connecting and
    * the requests cut at the end.
@@ -265,7 +277,8 @@ private final class DiagnosisOf(r: RunRecord):
     val roomy = candidates.filter(m => m.saturated && valid(m.cap, through(m)) && !binds(m.cap, through(m)))
       .map(capOf)
     Cap(Resource.LoadGenerator, "", X, f"closed loop: $clients clients / ${fmt(perRequest)} s per request " +
-      f"(Little's law on the measurement) = ${X}%.1f req/s; " + (if roomy.isEmpty then "the service's threads " +
+      f"(Little's law on the measurement) = ${X}%.1f req/s; " + (if unsampled.nonEmpty then unsampled.get
+        else if roomy.isEmpty then "the service's threads " +
         "were mostly idle and nothing in it was full: the load did not fill it" else
         roomy.map(c => f"${c.name} was full but its cap ${c.perSecond}%.1f is above what it let through").mkString("; ") +
           busyShare.fold("")(b => f"; the machine ${b * 100}%.0f%% busy")))
@@ -283,6 +296,7 @@ private final class DiagnosisOf(r: RunRecord):
     val next = above.map(c => (c.perSecond, s"${c.name} at ${c.perSecond.round} req/s")).toSeq ++ cpuRoom
     val (rate, what) = next.minByOption(_._1).getOrElse((X * 2, "no cap measured above this load"))
     val why = cap.resource match
+      case Resource.LoadGenerator if unsampled.nonEmpty => unsampled.get
       case Resource.LoadGenerator => "the service's threads were mostly idle: the load did not fill it"
       case _ => "nothing in the service queues the requests in front of what they wait on"
     Fix(Nil, f"more clients or a higher rate: $why; the next cap: $what; about ${math.ceil(clients * rate / X.max(1e-9))}%.0f " +

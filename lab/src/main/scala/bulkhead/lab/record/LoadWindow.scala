@@ -27,13 +27,20 @@ object LoadWindow:
    * edges and those at its end that still hold it, else every one in the window, else all of them.
    */
   def samples(all: Seq[Sample], from: Double, to: Double): Seq[Sample] =
-    val inWindow = all.filter(s => s.second >= from - Slack && s.second <= to + Slack)
-    val inside = inWindow.filterNot(s => atStart(s, from) || atEnd(s, to))
+    val inWindow = within(all, from, to)
+    val inside = between(all, from, to)
     val kept = if inside.isEmpty then Nil else
       val least = inside.map(busy).min
       inWindow.filter(s => atEnd(s, to) && !atStart(s, from) && !drained(least, busy(s)))
     val read = (inside ++ kept).sortBy(_.second)
     if read.nonEmpty then read else if inWindow.nonEmpty then inWindow else all
+
+  /** The samples of `all` between the edges of the load measured from `from` to `to`: each reads it at full strength. */
+  def between(all: Seq[Sample], from: Double, to: Double): Seq[Sample] =
+    within(all, from, to).filterNot(s => atStart(s, from) || atEnd(s, to))
+
+  private def within(all: Seq[Sample], from: Double, to: Double): Seq[Sample] =
+    all.filter(s => s.second >= from - Slack && s.second <= to + Slack)
 
   /**
    * A fall from `least` busy threads (the fewest any sample inside the load held) to `seen` that is the load leaving,

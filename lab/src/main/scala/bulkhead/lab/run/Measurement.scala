@@ -2,7 +2,7 @@ package bulkhead.lab.run
 
 import bulkhead.lab.load.{LoadDriver, Requests}
 import bulkhead.lab.model.{Answers, Latencies, LoadFigures}
-import bulkhead.lab.record.{LogLine, NodeSamples, RunInfo, RunRecord, SamplingRecord}
+import bulkhead.lab.record.{LoadWindow, LogLine, NodeSamples, RunInfo, RunRecord, SamplingRecord}
 import bulkhead.lab.sample.{ProcessSampler, Sample, TargetDeath}
 
 import java.nio.file.Path
@@ -80,7 +80,9 @@ object Measurement:
         round.flatMap(_.pause).maxByOption(_.ms).foreach(p => budget.record(p.ms))
         val front = samples.head
         progress(status(front.last, front.dropRight(1).lastOption, driver.totalSeconds))
-        val interval = budget.interval
+        val interval = if unsampled then budget.interval
+          else budget.within(now, driver.measuredFrom, driver.totalSeconds,
+            LoadWindow.between(front, driver.measuredFrom, driver.totalSeconds).size)
         longest = longest.max(interval)
         next += interval.toNanos
         load.join(((next - System.nanoTime()) / 1_000_000).max(100))

@@ -265,6 +265,20 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     }
   }
 
+  it should "say the load went unsampled, not that the service was idle, when no sample fell inside it" in {
+    // Row 4 on bulkhead, --short: the first dump of ~1,050 threads paused the JVM 280 ms and the pause budget put the
+    // next sample 28 s later, past the 20 s load: the one sample, at second 0, saw no request yet.
+    val r = recorded("row-4-unsampled")
+    r.samples.map(_.second).max should be < 0.5
+    val v = Diagnosis(r)
+    withClue(v.line("row 4")) {
+      v.name shouldBe "load-generator"
+      v.cap.why should include("no sample fell inside the load (0.0 to 20.0 s; samples at: 0.0 s)")
+      v.cap.why should not include "mostly idle"
+      v.fix.map(_.sentence).get should include("no sample fell inside the load")
+    }
+  }
+
   it should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
     val r = recorded("pool-4-queueing")
     r.load.latency.meanMs should be > 300.0
