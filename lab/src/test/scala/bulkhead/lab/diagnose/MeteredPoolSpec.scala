@@ -54,6 +54,17 @@ class MeteredPoolSpec extends AnyFlatSpec with Matchers:
     v.cap.why should include("4 / ")
   }
 
+  it should "count it full while threads queue on it, whatever its in-use gauge caught during a hand-over" in {
+    // The gauge read between a release and the waiter's wake-up: 3 of 4 active with 25 pending. Read as is, the hold
+    // would be 3/4 of the true one and the bound a third above what the pool lets through.
+    val handing = MetricsReading.parse(scrape.replace("""hikaricp_connections_active{pool="HikariPool-1"} 4.0""",
+      """hikaricp_connections_active{pool="HikariPool-1"} 3.0"""))
+    val v = Diagnosis(OfflineRun("handing", "recorded", Seq(TimedDump(0, dump, Some(handing))), Some(33.48)))
+    val link = v.chain.find(_.startsWith("connection-pool")).get
+    link should include("4.0 of 4 connections held, 25.0 waiting")
+    link should include("(hikaricp_connections_active 3 of 4, 25 pending)")
+  }
+
   it should "be the meter whose requests waiting agree with the dump's waiters, where the dump missed its holders" in {
     val sample = bulkhead.lab.sample.Sample(0, Nil, None, None, None, None, None, Some(reading))
     val pools = MeteredPool.of(Seq(sample))
