@@ -105,6 +105,9 @@ final class IoLoop(name: String, readBufferBytes: Int, onError: (String, Throwab
   private[transport] def releaseClosed(): Unit =
     try selector.selectNow(key => ready(key))
     catch case NonFatal(_) => () // a closed selector has released them already
+    // `selectNow` clears a wake-up asked meanwhile; the flag would still say one is pending and keep the next tasks'
+    // hands from asking again: the loop's next `select` would then sleep its whole second with tasks queued.
+    if wakeUpPending.get then selector.wakeup()
 
   /** Runs `task` on the loop's thread in `delayNanos` or a little later. On the loop's thread only. */
   private[transport] def after(delayNanos: Long)(task: Runnable): Unit =
