@@ -20,7 +20,9 @@ import scala.concurrent.duration.*
  * report reads back. The whole matrix is `./bulkhead lab faults` (~7.7 min): the service's answer to each fault one by
  * one is held by the service's own specs (EnrichmentPipelineSpec, GoodputSpec, LettuceProfileStoresSpec,
  * RequestHeadLimitSpec, ClientWarningLogSpec), and each verdict by its recorded runs (FaultChecksSpec,
- * HungChecksSpec, HostileChecksSpec, GoodputChecksSpec).
+ * HungChecksSpec, HostileChecksSpec, GoodputChecksSpec). The undersized pool here is the one place the service's cap
+ * at a steady third party is held end to end in each SOAP mode (GoodputSpec holds it while the third party slows down,
+ * on the non-blocking client): do not drop a mode from it, nor the step from the plan.
  */
 @Slow
 class FaultSuiteSpec extends AnyFlatSpec with Matchers:
