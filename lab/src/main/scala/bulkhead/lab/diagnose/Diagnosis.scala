@@ -247,9 +247,13 @@ private final class DiagnosisOf(r: RunRecord):
           .groupMapReduce(identity)(_ => 1)(_ + _).maxByOption(_._2).map(_._1)
         val hold = total / X.max(1e-9)
         val doing = WaitResources.describe(what, Map.empty) + site.fold("")(f => s" in $f")
+        // Clients whose requests were not in these threads: the load reached the service only in part.
+        val outside = Option.when(total < clients * Diagnosis.FullShare)(clients - total).fold("")(n =>
+          f"; $n%.0f of the $clients clients' requests were outside these threads (connecting, in the kernel's " +
+            "accept queue, or between an answer and the next request): what they waited on there the dumps do not show")
         val cap = Cap(Resource.Wait, "", (clients / hold).max(X), f"$total%.1f requests held in threads that $doing " +
           s"(${pools.mkString(", ")}), none queued in front of them: Little's law: " + f"$total%.1f / $X%.1f req/s = " +
-          f"${fmt(hold)} s each; $clients clients / ${fmt(hold)} s = ${(clients / hold).max(X)}%.1f req/s")
+          f"${fmt(hold)} s each; $clients clients / ${fmt(hold)} s = ${(clients / hold).max(X)}%.1f req/s" + outside)
         (cap, Seq(f"threads that $doing: ${pools.mkString(", ")}", s"hold ${fmt(hold)} s, nothing queued in front " +
           "of them"))
       }

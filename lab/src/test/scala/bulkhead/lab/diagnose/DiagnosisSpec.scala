@@ -279,6 +279,18 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     }
   }
 
+  it should "say how many clients' requests were outside the threads it names, when the load reached them in part" in {
+    // Row 4 on Akka HTTP 10.2: 1,000 clients, 856 requests asleep in its blocking dispatcher of 1,000 on the mean,
+    // 91 errors and a p99 of 5 s: the other clients were connecting or queued in the kernel, not in its threads.
+    val v = Diagnosis(recorded("row-4-akka-outside"))
+    withClue(v.line("row 4")) {
+      v.name shouldBe "wait"
+      v.cap.why should include regex """; 1\d\d of the 1000 clients' requests were outside these threads"""
+    }
+    // A run whose clients are all in the threads says nothing of the kind.
+    Diagnosis(recorded("row-4-unsampled")).cap.why should not include "outside these threads"
+  }
+
   it should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
     val r = recorded("pool-4-queueing")
     r.load.latency.meanMs should be > 300.0
