@@ -340,10 +340,18 @@ private final class DiagnosisOf(r: RunRecord):
   private def unlike(m: Measured): Option[String] =
     val cap = capOf(m).perSecond
     Option.when(m.saturated && X < cap * (1 - Noise)) {
-      f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: ${m.occupancy}%.1f of ${m.size}%.0f " +
-        s"${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by Little's law, while the requests took longer " +
-        "around it (time outside the resource on its path: a queue ahead of it, the connection's own work, or samples " +
-        "in which the load left it room)"
+      val above = f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: "
+      // A rate through it read by its own counter between the samples inside the load, near its bound and above the
+      // run's answers over all of it: the difference is the load's edges (a thousand connections opening, the
+      // drain), not the resource.
+      if m.rate >= cap * (1 - Noise) && m.rate > X * (1 + Noise) then
+        above + f"its own counter read ${m.rate}%.1f /s between the samples inside the load, ${m.rate / cap * 100}%.0f%% " +
+          f"of its bound, where the run's ${X}%.1f req/s average all of its ${r.load.durationSeconds}%.0f s, the " +
+          "connections' opening and the drain included"
+      else
+        above + f"${m.occupancy}%.1f of ${m.size}%.0f ${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by " +
+          "Little's law, while the requests took longer around it (time outside the resource on its path: a queue " +
+          "ahead of it, the connection's own work, or samples in which the load left it room)"
     }
 
   /**

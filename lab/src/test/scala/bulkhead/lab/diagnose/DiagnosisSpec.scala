@@ -291,6 +291,19 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
     Diagnosis(recorded("row-4-unsampled")).cap.why should not include "outside these threads"
   }
 
+  it should "say a full pool's bound is above the run's mean because of the load's edges, from the pool's own counter" in {
+    // Row 4 on bulkhead sampled at the pause budget's pace: 994 of 1,000 threads busy in the three samples inside the
+    // load, the executor's counter 9,316 tasks/s between them, wrk's 8,800 req/s over 20 s with 1,000 connections
+    // opening at its start.
+    val v = Diagnosis(recorded("row-4-edges"))
+    withClue(v.line("row 4")) {
+      v.name shouldBe "pool blocking-pool"
+      v.ratio should be < 0.95
+      v.cap.why should include regex """its own counter read 93\d\d\.\d /s between the samples inside the load, 99% of its bound"""
+      v.cap.why should not include "while the requests took longer around it"
+    }
+  }
+
   it should "find the 4-thread pool behind 400 ms of queued latency (real run)" in {
     val r = recorded("pool-4-queueing")
     r.load.latency.meanMs should be > 300.0
