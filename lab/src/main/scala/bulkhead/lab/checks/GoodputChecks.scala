@@ -32,6 +32,7 @@ object GoodputChecks:
       Check("the third party never above its callers' slots", g.thirdPartyPeak.exists(_ <= g.thirdPartySlots +
         g.sharedBy), g.thirdPartyPeak.fold("not read")(p => s"peak $p calls at once" + (if g.sharedBy > 1 then
           s", shared by ${g.sharedBy} services of ${g.thirdPartySlots} slots in all" else s" of ${g.thirdPartySlots} " +
-          "slots"))),
+          "slots") + g.thirdPartyPeakSecond.fold("")(t => f", first read at second $t%.1f" +
+          (if t < g.from then f" (in the warm-up, before second ${g.from}%.0f)" else "")))),
       Check("circuit breaker never opened", g.breakerOpenings.contains(0.0),
         g.breakerOpenings.fold("not read")(n => f"$n%.0f openings over the service's life")))

@@ -47,7 +47,7 @@ final class GoodputDriver(val mode: String, val slots: Int, users: Int, customer
    * (shared by `sharedBy` services of `thirdPartySlots` slots in all) and the service's breaker openings.
    */
   def goodput(thirdPartyPeak: Option[Int], thirdPartySlots: Int, sharedBy: Int,
-      breakerOpenings: Option[Double]): Goodput =
+      breakerOpenings: Option[Double], thirdPartyPeakSecond: Option[Double] = None): Goodput =
     val (all, to) = counted.getOrElse(throw IllegalStateException("the undersized pool's load did not run"))
     val in = all.filter(e => e.endSecond >= measuredFrom && e.endSecond < to)
     def latencies(es: Seq[RequestLog.Entry]) = Option(es.map(_.latencyMs)).filter(_.nonEmpty).map(Latencies.ofMillis)
@@ -56,7 +56,8 @@ final class GoodputDriver(val mode: String, val slots: Int, users: Int, customer
     Goodput(mode, slots, stubLatencyMs, soapTimeout.toMillis.toDouble, users, measuredFrom, to,
       in.groupMapReduce(_.outcome.label)(_ => 1)(_ + _), answersPerSecond(all, measuredFrom, to, stubLatencyMs / 1000),
       latencies(ok).map(_.p50Ms), latencies(refused).map(_.p50Ms), refused.map(_.latencyMs).maxOption,
-      refused.count(_.retryAfter.isEmpty), thirdPartyPeak, thirdPartySlots, sharedBy, breakerOpenings)
+      refused.count(_.retryAfter.isEmpty), thirdPartyPeak, thirdPartySlots, sharedBy, breakerOpenings,
+      thirdPartyPeakSecond)
 
 object GoodputDriver:
   /**

@@ -14,11 +14,16 @@ import scala.concurrent.duration.*
  */
 final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration):
   private val max = AtomicInteger(-1)
+  private val started = System.nanoTime()
+  // When the peak was first read, in seconds since the polling began (the poller's thread alone writes it).
+  @volatile private var at = Option.empty[Double]
   private val polling = AtomicBoolean(true)
   private val thread = Thread(() =>
     while polling.get do
       Stack.get(metricsUrl, 2.seconds).toOption.flatMap(ThirdPartyPeak.inFlight).foreach(n =>
-        max.accumulateAndGet(n, math.max))
+        if n > max.get then
+          max.set(n)
+          at = Some((System.nanoTime() - started) / 1e9))
       Thread.sleep(every.toMillis)
   , "lab-third-party-peak")
   thread.setDaemon(true)
@@ -29,6 +34,9 @@ final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration):
     polling.set(false)
     thread.join(5000)
     Option(max.get).filter(_ >= 0)
+
+  /** When the peak was first read, in seconds since the polling began; None if no poll read the gauge. */
+  def peakSecond: Option[Double] = at
 
 object ThirdPartyPeak:
   val Gauge = "stub_in_flight"

@@ -84,7 +84,7 @@ object UndersizedPool:
           val openings = services.find(_._1 == driver.mode).flatMap((_, s) => Stack.get(s.url("/metrics")).toOption)
             .flatMap(t => MetricsReading.parse(t).circuitOpenings)
           val done = record.copy(goodput = Some(driver.goodput(thirdPartyPeak, u.slots * services.size,
-            services.size, openings)))
+            services.size, openings, peak.peakSecond)))
           RecordJson.write(done, dir.resolve(driver.mode))
           done
         }

@@ -15,11 +15,14 @@ package bulkhead.lab.record
  *                         run and the `sharedBy - 1` others beside it called it; None if it could not be read
  * @param thirdPartySlots  the slots of every service calling the third party at once (this one's and the others')
  * @param breakerOpenings  the circuit breaker's openings over the service's whole life (its /metrics at the end)
+ * @param thirdPartyPeakSecond when the peak was first read, in seconds since the polling began (with the load, within
+ *                         milliseconds): in the warm-up (before `from`) or in the counted window
  */
 final case class Goodput(mode: String, slots: Int, stubLatencyMs: Double, soapTimeoutMs: Double, users: Int,
     from: Double, to: Double, statuses: Map[String, Int], okPerSecond: Double, okP50Ms: Option[Double],
     refusalP50Ms: Option[Double], slowestRefusalMs: Option[Double], refusedWithoutRetryAfter: Int,
-    thirdPartyPeak: Option[Int], thirdPartySlots: Int, sharedBy: Int, breakerOpenings: Option[Double]):
+    thirdPartyPeak: Option[Int], thirdPartySlots: Int, sharedBy: Int, breakerOpenings: Option[Double],
+    thirdPartyPeakSecond: Option[Double] = None):
   /** Answers a second the slots allow (Little's law: slots / the third party's latency). */
   def cap: Double = slots * 1000.0 / stubLatencyMs
   def ok: Int = statuses.getOrElse("200", 0)

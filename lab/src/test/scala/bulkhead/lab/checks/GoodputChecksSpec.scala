@@ -61,6 +61,15 @@ class GoodputChecksSpec extends AnyFlatSpec with Matchers:
     failed(nonBlocking.copy(thirdPartyPeak = None)) shouldBe Seq(name)
   }
 
+  it should "say when the peak came: in the warm-up or in the counted window" in {
+    def detail(g: Goodput) = GoodputChecks.checks(g).find(_.name == "the third party never above its callers' slots")
+      .get.detail
+    detail(nonBlocking.copy(thirdPartyPeakSecond = Some(nonBlocking.from / 2))) should include(
+      f"first read at second ${nonBlocking.from / 2}%.1f (in the warm-up, before second ${nonBlocking.from}%.0f)")
+    detail(nonBlocking.copy(thirdPartyPeakSecond = Some(nonBlocking.from + 1))) should (include(
+      f"first read at second ${nonBlocking.from + 1}%.1f") and not include "warm-up")
+  }
+
   "A breaker that opened, or whose openings were not read" should "fail" in {
     failed(nonBlocking.copy(breakerOpenings = Some(1.0))) shouldBe Seq("circuit breaker never opened")
     failed(nonBlocking.copy(breakerOpenings = None)) shouldBe Seq("circuit breaker never opened")
