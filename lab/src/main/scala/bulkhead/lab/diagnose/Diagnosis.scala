@@ -260,11 +260,11 @@ private final class DiagnosisOf(r: RunRecord):
     }
 
   /**
-   * Why no verdict can be read from the threads, when none of the samples fell inside the load (between its start and
-   * its end): those at its edges saw it arrive or leave, so "idle" would be a guess.
+   * Why no verdict can be read from the threads, when no sample read the load (the only one was taken as it started,
+   * before any request): "idle" would be a guess.
    */
   private val unsampled: Option[String] =
-    Option.when(LoadWindow.between(r.samples, r.measuredFrom, r.measuredTo).isEmpty) {
+    Option.when(!LoadWindow.sampled(r.samples, r.measuredFrom, r.measuredTo)) {
       val at = r.samples.map(s => f"${s.second}%.1f").mkString(", ")
       f"no sample fell inside the load (${r.measuredFrom}%.1f to ${r.measuredTo}%.1f s; samples at: " +
         s"${if at.isEmpty then "none" else at + " s"}), so what held its requests was not seen: run it longer or " +
@@ -344,7 +344,8 @@ private final class DiagnosisOf(r: RunRecord):
       // A rate through it read by its own counter between the samples inside the load, near its bound and above the
       // run's answers over all of it: the difference is the load's edges (a thousand connections opening, the
       // drain), not the resource.
-      if m.rate >= cap * (1 - Noise) && m.rate > X * (1 + Noise) then
+      val counted = m.rate != answeredRate // a resource without a counter of its own is crossed by every answer
+      if counted && m.rate >= cap * (1 - Noise) && m.rate > X * (1 + Noise) then
         above + f"its own counter read ${m.rate}%.1f /s between the samples inside the load, ${m.rate / cap * 100}%.0f%% " +
           f"of its bound, where the run's ${X}%.1f req/s average all of its ${r.load.durationSeconds}%.0f s, the " +
           "connections' opening and the drain included"

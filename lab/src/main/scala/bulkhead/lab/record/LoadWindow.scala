@@ -39,6 +39,13 @@ object LoadWindow:
   def between(all: Seq[Sample], from: Double, to: Double): Seq[Sample] =
     within(all, from, to).filterNot(s => atStart(s, from) || atEnd(s, to))
 
+  /**
+   * Whether any sample of `all` read the load at all: one in its window that is not the one taken as it started (which
+   * sees no request yet). A recording of dumps (from half a second before its first) has no such start edge.
+   */
+  def sampled(all: Seq[Sample], from: Double, to: Double): Boolean =
+    within(all, from, to).exists(s => !atStart(s, from))
+
   private def within(all: Seq[Sample], from: Double, to: Double): Seq[Sample] =
     all.filter(s => s.second >= from - Slack && s.second <= to + Slack)
 

@@ -55,3 +55,16 @@ class LoadWindowSpec extends AnyFlatSpec with Matchers:
     LoadWindow.drained(10, 9) shouldBe false
     LoadWindow.drained(0, 0) shouldBe false
   }
+
+  "Whether a run read its load" should "be no for one sampled only as its load started, yes for a single recorded dump" in {
+    // Row 4 on bulkhead, --short: its one sample at second 0, before any request.
+    val unsampled = recorded("row-4-unsampled")
+    LoadWindow.sampled(unsampled.samples, unsampled.measuredFrom, unsampled.measuredTo) shouldBe false
+    // One dump taken from production (the lab's analysis of dumps): its measured phase is that dump's instant.
+    val single = OfflineRun("one-dump", "recorded", Seq(bulkhead.lab.sample.TimedDump(0,
+      bulkhead.lab.sample.ThreadDump.parse(Fixtures.text("threaddump-zoo-spring-hikari-pool4-c30-jdk25.txt")), None)),
+      None)
+    LoadWindow.sampled(single.samples, single.measuredFrom, single.measuredTo) shouldBe true
+    val edges = recorded("row-4-edges")
+    LoadWindow.sampled(edges.samples, edges.measuredFrom, edges.measuredTo) shouldBe true
+  }
