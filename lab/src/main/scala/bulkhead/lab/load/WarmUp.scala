@@ -9,6 +9,13 @@ import scala.concurrent.duration.*
  * 0.9-1.0 s (p97 132 ms); after six 5 s runs the same measurement gave p99 112 ms. Seed 002 repeated its attempts for
  * the same reason.
  */
+/**
+ * What a warm-up did: how long it ran, and the longest answer of its last run (None: the run gave no figures). The
+ * requests that run left in the service when it stopped are answered within about that long (they waited behind at
+ * most as many as its answers did), inside whatever load comes next unless it waits for them.
+ */
+final case class WarmedUp(ran: FiniteDuration, lastLongest: Option[FiniteDuration])
+
 object WarmUp:
   /** Length of one warm-up run: long enough for its connection storm to settle, short enough to repeat it. */
   val RunLength: FiniteDuration = 5.seconds
@@ -48,17 +55,21 @@ object WarmUp:
    */
   def run(threads: Int, connections: Int, total: FiniteDuration, url: String,
       onRun: (Int, Int) => Unit = (_, _) => (), jit: () => Option[Double] = () => None,
-      onExtra: Double => Unit = _ => (), closeEach: Boolean = false): FiniteDuration =
-    warm(total, length => Wrk.run(WrkLoad(threads, connections, length, 10.seconds, url, closeEach)), jit, onRun,
-      onExtra)
+      onExtra: Double => Unit = _ => (), closeEach: Boolean = false): WarmedUp =
+    warm(total, length => Wrk.run(WrkLoad(threads, connections, length, Timeout, url, closeEach)).toOption
+        .map((result, _) => result.latencyMaxMs.millis.min(Timeout)), jit, onRun, onExtra)
 
-  /** [[run]] with the load of one run given: `once(length)` drives one run. */
-  def warm(total: FiniteDuration, once: FiniteDuration => Unit, jit: () => Option[Double],
-      onRun: (Int, Int) => Unit = (_, _) => (), onExtra: Double => Unit = _ => ()): FiniteDuration =
+  /** A warm-up answer's longest wait: wrk counts a longer one as a timeout. */
+  val Timeout: FiniteDuration = 10.seconds
+
+  /** [[run]] with the load of one run given: `once(length)` drives one run and says its longest answer. */
+  def warm(total: FiniteDuration, once: FiniteDuration => Option[FiniteDuration], jit: () => Option[Double],
+      onRun: (Int, Int) => Unit = (_, _) => (), onExtra: Double => Unit = _ => ()): WarmedUp =
     val asked = runs(total)
+    var lastLongest: Option[FiniteDuration] = None
     def timed(length: FiniteDuration): Option[Double] =
       val before = jit()
-      once(length)
+      lastLongest = once(length)
       for b <- before; a <- jit() yield (a - b) / length.toUnit(SECONDS)
     var lastShare: Option[Double] = None
     asked.zipWithIndex.foreach { (length, i) =>
@@ -71,4 +82,4 @@ object WarmUp:
       onExtra(lastShare.get)
       lastShare = timed(RunLength)
       ran += RunLength
-    ran
+    WarmedUp(ran, lastLongest)

@@ -133,12 +133,13 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
    * The scenario's warm-up of `served`, longer while the JIT of it and the JVMs it depends on (the stub) has not
    * settled; how long it ran. Its last requests (on 1 s SOAP calls, up to 2,000 of them) would otherwise be answered,
    * and cost CPU, inside the measured run: the measured run waits for them on a service with the gauges
-   * ([[DrainWait]]); on one without, a warm-up at more connections than the load is followed by a pause.
+   * ([[DrainWait]]); on one without, the warm-up is followed by a pause as long as its last run's longest answer, at
+   * least [[ScenarioRunner.AfterLargerWarmUp]] after a warm-up at more connections than the load.
    */
   private def warmUp(s: Scenario, served: Served, jvm: Boolean,
       dependencies: Map[String, Long] = Map.empty): FiniteDuration =
     val pids = served.child.pid +: dependencies.values.toSeq
-    val ran = Measurement.sampledMeanwhile(samplerOf(s, served, jvm, dependencies), s.sampleEvery) {
+    val warmed = Measurement.sampledMeanwhile(samplerOf(s, served, jvm, dependencies), s.sampleEvery) {
       WarmUp.run(ScenarioRunner.warmUpThreads(s), s.warmupConnections.getOrElse(s.load.concurrency), s.warmup,
         served.url(s.path),
         jit = () => pids.flatMap(CpuUsage.compilerSeconds).reduceOption(_ + _),
@@ -148,9 +149,21 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
           case w: Load.Wrk => w.closeEach
           case _ => false)
     }
-    if metricsUrlOf(s, served).isEmpty && s.warmupConnections.exists(_ > s.load.concurrency) then
-      Thread.sleep(ScenarioRunner.AfterLargerWarmUp.toMillis)
-    ran
+    afterLoad(s, served, "the warm-up's", warmed.lastLongest,
+      if s.warmupConnections.exists(_ > s.load.concurrency) then ScenarioRunner.AfterLargerWarmUp else Duration.Zero)
+    warmed.ran
+
+  /**
+   * On a target without the gauges, a pause for the requests the previous load left in it ([[DrainWait.withoutGauges]]);
+   * on bulkhead the measured run polls its gauges instead ([[drain]]).
+   */
+  private def afterLoad(s: Scenario, served: Served, whose: String, longest: Option[FiniteDuration],
+      atLeast: FiniteDuration = Duration.Zero): Unit =
+    if metricsUrlOf(s, served).isEmpty then
+      val pause = DrainWait.withoutGauges(longest, atLeast)
+      if pause > Duration.Zero then
+        progress(f"  waiting ${pause.toMillis / 1000.0}%.1f s for $whose last requests (its longest answer)")
+        Thread.sleep(pause.toMillis)
 
   /** bulkhead's /metrics, when the scenario's targets are all bulkhead. */
   private def metricsUrlOf(s: Scenario, service: Served): Option[String] =
@@ -178,8 +191,9 @@ final class ScenarioRunner(launch: Launch, workDir: Path, progress: String => Un
   /** An unsampled attempt, on a quiet service: its throughput (expected answers per second). */
   private def attempt(s: Scenario, served: Served, dir: Path): Double =
     drain(s, served)
-    LoadDriver.of(s.load).run(served.url(s.path), dir).fold(e => throw IllegalStateException(e),
-      _.throughput(s.expectedClass))
+    val figures = LoadDriver.of(s.load).run(served.url(s.path), dir).fold(e => throw IllegalStateException(e), identity)
+    afterLoad(s, served, "the attempt's", Option.when(figures.latency.count > 0)(figures.latency.maxMs.millis))
+    figures.throughput(s.expectedClass)
 
   /** Loads `service` and samples it; on a cluster (`cluster`, the front first: `service`) samples every node. */
   private def measure(s: Scenario, service: Served, dir: Path, jvm: Boolean = true, earlier: Seq[Double] = Nil,

@@ -25,14 +25,17 @@ class WarmUpSpec extends AnyFlatSpec with Matchers:
     var runs = 0
     var seconds = 0.0
     def read(): Option[Double] = Some(seconds)
-    def once(length: FiniteDuration): Unit =
+    /** Each run's longest answer: 100 ms more than the run before. */
+    def once(length: FiniteDuration): Option[FiniteDuration] =
       seconds += shares.lift(runs).getOrElse(shares.last) * length.toUnit(SECONDS)
       runs += 1
+      Some((runs * 100).millis)
 
   it should "go on in 5 s runs while the JIT still compiles, and stop once it has settled" in {
     val jit = FakeJit(Seq(0.5, 0.4, 0.2, 0.2, 0.1, 0.05, 0.01))
     var extra = Seq.empty[Double]
-    WarmUp.warm(20.seconds, jit.once, jit.read, onExtra = share => extra :+= share) shouldBe 35.seconds
+    WarmUp.warm(20.seconds, jit.once, jit.read, onExtra = share => extra :+= share) shouldBe
+      WarmedUp(35.seconds, Some(700.millis))
     jit.runs shouldBe 7
     extra.head shouldBe 0.2 +- 1e-9
     extra.last shouldBe 0.05 +- 1e-9
@@ -40,11 +43,11 @@ class WarmUpSpec extends AnyFlatSpec with Matchers:
 
   it should "stop at its extra limit when the JIT never settles, and add nothing when it has" in {
     val busy = FakeJit(Seq(0.5))
-    WarmUp.warm(30.seconds, busy.once, busy.read) shouldBe 60.seconds
+    WarmUp.warm(30.seconds, busy.once, busy.read).ran shouldBe 60.seconds
     val busyShort = FakeJit(Seq(0.5))
-    WarmUp.warm(10.seconds, busyShort.once, busyShort.read) shouldBe 20.seconds
+    WarmUp.warm(10.seconds, busyShort.once, busyShort.read).ran shouldBe 20.seconds
     val settled = FakeJit(Seq(0.5, 0.01))
-    WarmUp.warm(10.seconds, settled.once, settled.read) shouldBe 10.seconds
+    WarmUp.warm(10.seconds, settled.once, settled.read).ran shouldBe 10.seconds
     val notJvm = FakeJit(Seq(0.5))
-    WarmUp.warm(10.seconds, notJvm.once, () => None) shouldBe 10.seconds
+    WarmUp.warm(10.seconds, notJvm.once, () => None).ran shouldBe 10.seconds
   }

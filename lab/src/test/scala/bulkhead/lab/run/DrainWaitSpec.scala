@@ -47,6 +47,13 @@ class DrainWaitSpec extends AnyFlatSpec with Matchers:
     service.now shouldBe 0L
   }
 
+  it should "pause a target without the gauges for the last load's longest answer, within its bounds" in {
+    DrainWait.withoutGauges(Some(1230.millis)) shouldBe 1230.millis
+    DrainWait.withoutGauges(Some(1230.millis), atLeast = 5.seconds) shouldBe 5.seconds
+    DrainWait.withoutGauges(Some(9.minutes)) shouldBe DrainWait.Cap
+    DrainWait.withoutGauges(None) shouldBe Duration.Zero
+  }
+
   it should "keep the last reading through a failed scrape" in {
     val service = Readings(Seq(Some(10.0), None, Some(0.0)))
     service.await() shouldBe Some(Drain(10, 0, 0.4, quiet = true))
