@@ -56,8 +56,13 @@ private final class DiagnosisOf(r: RunRecord):
   private val nodes: Seq[NodeSamples] = r.measuredByNode
   /** The front's samples: the node the load went to (the only one, but on a cluster). */
   private val window: Seq[Sample] = nodes.head.samples
-  private val X = r.throughput
-  private val answeredRate = r.load.answeredPerSecond.max(1e-9)
+  /**
+   * The rates Little's law reads the samples against: those of the stretch the samples read where the driver counted
+   * its answers second by second ([[SampledRates]]), else the whole run's.
+   */
+  private val sampled = r.sampledRates
+  private val X = sampled.fold(r.throughput)(_.expected)
+  private val answeredRate = sampled.fold(r.load.answeredPerSecond)(_.answered).max(1e-9)
   private val clients = r.info.clients
   private val latency = (r.load.latency.meanMs / 1000.0).max(1e-6)
   private val bulkhead = r.info.server.contains(Target.Bulkhead)
@@ -329,7 +334,7 @@ private final class DiagnosisOf(r: RunRecord):
     else (errors, cap)
     val seen = r.info.cpus.fold(why)(n => why.copy(why = why.why + s" (the JVM told it has $n processors: its pools " +
       "sized from them are the ones a machine of that many cores would give it)"))
-    val consistent = seen.copy(why = seen.why + chosen.flatMap(unlike).getOrElse(""))
+    val consistent = seen.copy(why = seen.why + chosen.flatMap(unlike).getOrElse("") + edges.getOrElse(""))
     val chain = chosen.fold(unbound.fold(Seq.empty[String])(_._2))(chainOf)
     Verdict(consistent, X, errs, fix, next, serviceMicros, chain)
 
@@ -340,20 +345,20 @@ private final class DiagnosisOf(r: RunRecord):
   private def unlike(m: Measured): Option[String] =
     val cap = capOf(m).perSecond
     Option.when(m.saturated && X < cap * (1 - Noise)) {
-      val above = f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: "
-      // A rate through it read by its own counter between the samples inside the load, near its bound and above the
-      // run's answers over all of it: the difference is the load's edges (a thousand connections opening, the
-      // drain), not the resource.
-      val counted = m.rate != answeredRate // a resource without a counter of its own is crossed by every answer
-      if counted && m.rate >= cap * (1 - Noise) && m.rate > X * (1 + Noise) then
-        above + f"its own counter read ${m.rate}%.1f /s between the samples inside the load, ${m.rate / cap * 100}%.0f%% " +
-          f"of its bound, where the run's ${X}%.1f req/s average all of its ${r.load.durationSeconds}%.0f s, the " +
-          "connections' opening and the drain included"
-      else
-        above + f"${m.occupancy}%.1f of ${m.size}%.0f ${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by " +
-          "Little's law, while the requests took longer around it (time outside the resource on its path: a queue " +
-          "ahead of it, the connection's own work, or samples in which the load left it room)"
+      f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: ${m.occupancy}%.1f of ${m.size}%.0f " +
+        f"${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by Little's law, while the requests took longer " +
+        "around it (time outside the resource on its path: a queue ahead of it, the connection's own work, or samples " +
+        "in which the load left it room)"
     }
+
+  /**
+   * Where the rate between the samples differs from the whole run's by more than [[Noise]]: which one the verdict
+   * measured, and why the run's differs (its edges: the connections opening, the drain).
+   */
+  private def edges: Option[String] = sampled.filter(s => math.abs(s.expected / r.throughput.max(1e-9) - 1) > Noise)
+    .map(s => f"; measured between the samples inside the load (seconds ${s.from} to ${s.to}): ${X}%.1f req/s, where " +
+      f"the whole run's ${r.throughput}%.1f req/s over its ${r.load.durationSeconds}%.0f s also count its edges (the " +
+      "connections opening, the drain)")
 
   /**
    * How the load reaches `m`, from the threads that wait down to what its holders do: the pools whose threads queue

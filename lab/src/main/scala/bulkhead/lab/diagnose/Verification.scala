@@ -2,15 +2,19 @@ package bulkhead.lab.diagnose
 
 import bulkhead.lab.record.RunRecord
 
-/** A run, its verdict, and the re-run with the verdict's fix: what the lab predicted for it and what it measured. */
+/**
+ * A run, its verdict, and the re-run with the verdict's fix: what the lab predicted for it and what it measured (as
+ * the re-run's own verdict measures it, between its samples where it can: [[bulkhead.lab.record.SampledRates]]).
+ */
 final case class Verification(original: RunRecord, verdict: Verdict, rerun: RunRecord):
+  private lazy val now = Diagnosis(rerun)
   def predicted: Double = verdict.next.map(_.perSecond).getOrElse(Double.NaN)
-  def measured: Double = rerun.throughput
+  def measured: Double = now.measured
   def ratio: Double = measured / predicted
   def line: String =
     f"   verify ${verdict.fix.map(_.flags.mkString(" ")).getOrElse("")}: predicted $predicted%.1f req/s " +
       f"(${verdict.next.map(_.name).getOrElse("-")}), measured $measured%.1f = $ratio%.2f of the prediction; now " +
-      Diagnosis(rerun).cap.name
+      now.cap.name
 
 object Verification:
   /** What a re-run with the verdict's fix adds to its original's name. */

@@ -36,6 +36,10 @@ final case class RunRecord(info: RunInfo, load: LoadFigures, samples: Seq[Sample
     death: Option[TargetDeath] = None):
   def throughput: Double = load.throughput(info.expectedClass)
 
+  /** The answers per second between the samples inside the load, where the driver counted them second by second. */
+  def sampledRates: Option[SampledRates] =
+    SampledRates.of(load.seconds, LoadWindow.between(samples, measuredFrom, measuredTo), info.expectedClass)
+
   /** A fault run second by second: its requests by outcome beside the sample of each second. */
   def faultSeconds: Seq[FaultSecond] = fault.fold(Nil)(FaultTimeline.seconds(_, samples))
   /** Samples of the measured phase that read the load, not its start or its end ([[LoadWindow]]). */
