@@ -4,7 +4,7 @@ import bulkhead.lab.diagnose.VerdictJson
 import bulkhead.lab.model.{FixKind, Resource, Target}
 import bulkhead.lab.process.{Served, Stack}
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -45,7 +45,7 @@ class LabJarIT extends AnyFlatSpec with Matchers:
     withClue(s"$jar is missing: it is built by ./mvnw -pl lab -am package\n")(Files.isRegularFile(jar) shouldBe true)
     val wrk = Seq("/usr/bin/wrk", "/usr/local/bin/wrk").map(Path.of(_)).find(Files.isExecutable)
       .getOrElse(fail("wrk is not installed: apt-get install wrk"))
-    val root = Files.createTempDirectory("bulkhead-user")
+    val root = Scratch.dir("bulkhead-user")
     val (work, home, bin) = (Files.createDirectories(root.resolve("my-service")),
       Files.createDirectories(root.resolve("home")), Files.createDirectories(root.resolve("bin")))
     Files.createSymbolicLink(bin.resolve("wrk"), wrk)

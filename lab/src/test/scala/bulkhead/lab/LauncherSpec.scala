@@ -1,5 +1,6 @@
 package bulkhead.lab
 
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -25,7 +26,7 @@ class LauncherSpec extends AnyFlatSpec with Matchers:
 
   /** A machine without redis-server, wrk or nginx, whose apt-get does `update` (fail, hang) and notes the policy. */
   private def machine(update: String): (Path, Path, Path) =
-    val dir = Files.createTempDirectory("launcher")
+    val dir = Scratch.dir("launcher")
     val bin = Files.createDirectories(dir.resolve("bin"))
     for tool <- Seq("bash", "dirname", "awk", "chmod", "rm", "cat", "sleep") do
       Files.createSymbolicLink(bin.resolve(tool), Path.of(s"/usr/bin/$tool").toRealPath())

@@ -1,14 +1,24 @@
 package bulkhead.packagegraph
 
+import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
 import java.nio.file.{Files, Path}
+import scala.jdk.CollectionConverters.*
 
 /** The reader of the specs' coverage guards, on a small tree of sources written here. */
-class UnnamedFilesSpec extends AnyFlatSpec with Matchers:
+class UnnamedFilesSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
+  // The trees of every case, deleted when the spec ends.
+  private val scratch = Files.createTempDirectory("unnamed-files")
+
+  override def afterAll(): Unit =
+    val all = Files.walk(scratch)
+    try all.iterator().asScala.toSeq.reverse.foreach(Files.deleteIfExists)
+    finally all.close()
+
   private def tree(files: (String, String)*): Path =
-    val root = Files.createTempDirectory("unnamed-files")
+    val root = Files.createTempDirectory(scratch, "tree")
     for (name, text) <- files do
       val f = root.resolve(name)
       Files.createDirectories(f.getParent)

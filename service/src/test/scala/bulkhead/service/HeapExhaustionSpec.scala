@@ -1,11 +1,10 @@
 package bulkhead.service
 
-import bulkhead.service.testkit.{HeldHeads, HttpProbe, ServiceProcess}
+import bulkhead.service.testkit.{HeldHeads, HttpProbe, Scratch, ServiceProcess}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.Files
 
 /**
  * `bulkhead.service.Main` run as `serve` runs it (-XX:+ExitOnOutOfMemoryError) on a heap far short of its settings,
@@ -16,7 +15,7 @@ import java.nio.file.Files
  */
 @Slow
 class HeapExhaustionSpec extends AnyFlatSpec with Matchers:
-  private val dir = Files.createTempDirectory("bulkhead-heap-exhaustion")
+  private val dir = Scratch.dir("bulkhead-heap-exhaustion")
 
   "serve" should "start on a heap short of its settings with refuse-small-heap=false, saying so, and exit at the " +
     "OutOfMemoryError clients cause, naming it, instead of hanging" in {

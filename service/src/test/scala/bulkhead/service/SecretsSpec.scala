@@ -2,7 +2,7 @@ package bulkhead.service
 
 import bulkhead.service.testkit.HttpProbe.get
 import bulkhead.service.testkit.TestStub.{endpoint, withStub}
-import bulkhead.service.testkit.{RedisProcess, ServiceProcess}
+import bulkhead.service.testkit.{RedisProcess, Scratch, ServiceProcess}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -42,7 +42,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
   private def passwordEnv(secret: String) = Map("BULKHEAD_REDIS_PASSWORD" -> secret)
 
   private def passwordFile(secret: String): Path =
-    val file = Files.createTempFile("redis-password", "")
+    val file = Scratch.file("redis-password", "")
     Files.writeString(file, secret + "\n")
     file
 
@@ -75,7 +75,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "be refused on the command line, where every user of the machine could read it, without being printed" in {
-    val service = ServiceProcess.start("refused", Files.createTempDirectory("bulkhead-service"),
+    val service = ServiceProcess.start("refused", Scratch.dir("bulkhead-service"),
       serviceArgs("http://127.0.0.1:1/soap", s"redis://:$password@127.0.0.1:6379"))
     val deadline = System.nanoTime() + 60_000_000_000L
     while service.isAlive && System.nanoTime() < deadline do Thread.sleep(100)
@@ -86,7 +86,7 @@ class SecretsSpec extends AnyFlatSpec with Matchers:
 
   "A rediss:// URI" should
     "reach Redis over TLS with the certificate verified, and fail closed without trusting it" in {
-    val tls = Files.createTempDirectory("bulkhead-tls")
+    val tls = Scratch.dir("bulkhead-tls")
     def run(cmd: String*) =
       val p = ProcessBuilder(cmd*).directory(tls.toFile).redirectErrorStream(true).start()
       val out = String(p.getInputStream.readAllBytes())

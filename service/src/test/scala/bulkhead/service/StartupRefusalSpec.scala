@@ -1,11 +1,10 @@
 package bulkhead.service
 
-import bulkhead.service.testkit.ServiceProcess
+import bulkhead.service.testkit.{Scratch, ServiceProcess}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.Files
 
 /**
  * `bulkhead.service.Main` started for real on a heap or a descriptor limit short of what its settings need: it exits 2
@@ -13,7 +12,7 @@ import java.nio.file.Files
  */
 @Slow
 class StartupRefusalSpec extends AnyFlatSpec with Matchers:
-  private val dir = Files.createTempDirectory("bulkhead-refusal")
+  private val dir = Scratch.dir("bulkhead-refusal")
   // Nothing past the checks is reached in a refusal; a start that passes them needs no reachable Redis.
   private val noRedis = Seq("--redis-uri", "redis://127.0.0.1:1")
 

@@ -10,6 +10,9 @@ final class Child(val name: String, val process: Process, val log: Path):
   def pid: Long = process.pid()
   def isAlive: Boolean = process.isAlive
 
+  /** The end of its log, for an error that names it: the log may not outlive the caller (a test's temporary one). */
+  def logTail: String = if Files.isRegularFile(log) then Files.readString(log).takeRight(2000) else ""
+
   /** Sends `signal` (e.g. STOP, CONT) to this child alone, by its PID; false when kill(1) failed (it has exited). */
   def signal(signal: String): Boolean =
     ProcessBuilder("kill", s"-$signal", pid.toString).redirectErrorStream(true)

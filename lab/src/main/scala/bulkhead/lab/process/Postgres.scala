@@ -95,5 +95,6 @@ object Postgres:
     while Children.runToCompletion(probe, 10.seconds).isLeft do
       if !child.isAlive || System.nanoTime() > deadline then
         child.stop()
-        throw IllegalStateException(s"postgres never accepted a session on port $port; see ${child.log}")
+        throw IllegalStateException(
+          s"postgres never accepted a session on port $port; see ${child.log}:\n${child.logTail}")
       Thread.sleep(100)

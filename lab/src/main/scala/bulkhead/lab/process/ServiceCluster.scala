@@ -88,10 +88,11 @@ object ServiceCluster:
     while lack.isDefined do
       nodes.find(!_.served.child.isAlive).foreach(dead =>
         throw IllegalStateException(
-          s"${dead.name} (${dead.address}) exited while joining; see ${dead.served.child.log}"))
+          s"${dead.name} (${dead.address}) exited while joining; see ${dead.served.child.log}:\n" +
+            dead.served.child.logTail))
       if System.nanoTime() > deadline then
         throw IllegalStateException(s"the ${nodes.size} nodes did not join within ${limit.toSeconds} s: " +
-          s"${lack.get}; see ${nodes.map(_.served.child.log).mkString(", ")}")
+          s"${lack.get}; see ${nodes.map(n => s"${n.served.child.log}:\n${n.served.child.logTail}").mkString("\n")}")
       Thread.sleep(250)
       lack = missing(nodes.map(_.address), scrapes(nodes))
 

@@ -92,10 +92,10 @@ final class Stack(launch: Launch, dir: Path):
     val deadline = System.nanoTime() + 60.seconds.toNanos
     while !(Files.exists(portFile) && Files.readString(portFile).trim.nonEmpty) do
       if !child.isAlive then
-        throw IllegalStateException(s"$name exited at start: ${Files.readString(child.log).takeRight(2000)}")
+        throw IllegalStateException(s"$name exited at start: ${child.logTail}")
       if System.nanoTime() > deadline then
         child.stop()
-        throw IllegalStateException(s"$name did not start in 60 s; see ${child.log}")
+        throw IllegalStateException(s"$name did not start in 60 s; see ${child.log}:\n${child.logTail}")
       Thread.sleep(50)
     val served = Served(child, Files.readString(portFile).trim.toInt)
     Stack.awaitReady(served, ready)
@@ -126,7 +126,7 @@ object Stack:
     while !accepts(port) do
       if !child.isAlive || System.nanoTime() > deadline then
         child.stop()
-        throw IllegalStateException(s"${child.name} did not accept on port $port; see ${child.log}")
+        throw IllegalStateException(s"${child.name} did not accept on port $port; see ${child.log}:\n${child.logTail}")
       Thread.sleep(20)
 
   private val http = HttpClient.newHttpClient()
@@ -150,10 +150,10 @@ object Stack:
     val deadline = System.nanoTime() + 30.seconds.toNanos
     while get(s.url(path)).isLeft do
       if !s.child.isAlive then
-        throw IllegalStateException(s"${s.child.name} exited at start: ${Files.readString(s.child.log).takeRight(2000)}")
+        throw IllegalStateException(s"${s.child.name} exited at start: ${s.child.logTail}")
       if System.nanoTime() > deadline then
         s.child.stop()
-        throw IllegalStateException(s"${s.child.name} never answered $path; see ${s.child.log}")
+        throw IllegalStateException(s"${s.child.name} never answered $path; see ${s.child.log}:\n${s.child.logTail}")
       Thread.sleep(50)
 
   private def accepts(port: Int): Boolean =

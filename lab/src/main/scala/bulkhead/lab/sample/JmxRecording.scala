@@ -35,16 +35,22 @@ final class JmxRecording(server: MBeanServerConnection) extends VirtualThreadEve
   def collect(since: Instant): Either[String, Path] =
     id.toRight("no recording").flatMap(r => Try {
       val file = Files.createTempFile("bulkhead-lab-jmx-", ".jfr")
-      val copy = recorder.cloneRecording(r, true)
+      // The caller deletes the file it is given; one that was not filled goes here.
       try
-        val stream = recorder.openStream(copy, Map("startTime" -> since.toString).asJava)
-        val out = Files.newOutputStream(file)
-        try Iterator.continually(recorder.readStream(stream)).takeWhile(_ != null).foreach(out.write)
-        finally
-          out.close()
-          recorder.closeStream(stream)
-      finally recorder.closeRecording(copy)
-      file
+        val copy = recorder.cloneRecording(r, true)
+        try
+          val stream = recorder.openStream(copy, Map("startTime" -> since.toString).asJava)
+          val out = Files.newOutputStream(file)
+          try Iterator.continually(recorder.readStream(stream)).takeWhile(_ != null).foreach(out.write)
+          finally
+            out.close()
+            recorder.closeStream(stream)
+        finally recorder.closeRecording(copy)
+        file
+      catch
+        case e: Exception =>
+          Files.deleteIfExists(file)
+          throw e
     }.toEither.left.map(e => s"reading the JFR recording over JMX failed: ${JmxConnection.reason(e)}"))
 
   def stop(): Unit =

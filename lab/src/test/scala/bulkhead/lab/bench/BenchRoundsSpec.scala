@@ -5,12 +5,12 @@ import bulkhead.lab.record.{CpuPerRequest, RecordJson}
 import bulkhead.lab.report.BenchRow
 import bulkhead.lab.run.ScenarioRunner
 import bulkhead.lab.scenario.Scenario
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 import scala.concurrent.duration.*
 
 /** Rounds of a benchmark end to end: real servers, real wrk, records written and read back. */
@@ -21,7 +21,7 @@ class BenchRoundsSpec extends AnyFlatSpec with Matchers:
     val file = Path.of("scenarios/ci/hello-side-by-side.conf").toAbsolutePath
     val scenario = BenchSuite.adjust(Scenario.load(file).fold(e => fail(e), identity), Some(1.second),
       Some(Duration.Zero), None)
-    val out = Files.createTempDirectory("lab-bench")
+    val out = Scratch.dir("lab-bench")
     try
       val written = BenchRounds(ScenarioRunner(Fixtures.launch, out, _ => ()), out, _ => ()).run(Seq(scenario), 2)
       val files = written.map(_.fold(e => fail(e), identity))

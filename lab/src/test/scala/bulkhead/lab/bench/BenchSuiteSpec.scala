@@ -2,6 +2,7 @@ package bulkhead.lab.bench
 
 import bulkhead.lab.model.Target
 import bulkhead.lab.scenario.Load
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -80,7 +81,7 @@ class BenchSuiteSpec extends AnyFlatSpec with Matchers:
       "threads-2000-every-1s" -> Some("threads-2000-unsampled"),
       "threads-2000-every-5s" -> Some("threads-2000-unsampled"),
       "virtual-2000-every-1s" -> Some("virtual-2000-unsampled"))
-    val dir = java.nio.file.Files.createTempDirectory("bench-suite")
+    val dir = Scratch.dir("bench-suite")
     try
       val suiteDir = java.nio.file.Files.createDirectories(dir.resolve("lab/scenarios/bench/sampler"))
       java.nio.file.Files.writeString(suiteDir.resolve("a.conf"),

@@ -5,11 +5,10 @@ import bulkhead.lab.record.RequestOutcome
 import bulkhead.lab.model.MetricsReading
 import bulkhead.lab.record.{FaultTimeline, OutcomeCount, RecordJson, RunRecord}
 import bulkhead.lab.sample.Retained
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.Files
 
 /** The verdict on fault runs recorded on this machine (lab/src/test/resources/fixtures/faults), and on their edits. */
 class FaultChecksSpec extends AnyFlatSpec with Matchers:
@@ -32,7 +31,7 @@ class FaultChecksSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "survive a round trip through its result.json" in {
-    val dir = Files.createTempDirectory("reset")
+    val dir = Scratch.dir("reset")
     RecordJson.read(RecordJson.write(reset, dir)) shouldBe Right(reset)
   }
 
@@ -145,7 +144,7 @@ class FaultChecksSpec extends AnyFlatSpec with Matchers:
   it should "keep each pool's threads through result.json" in {
     val withPools = edit(reset)(t => t.copy(after = t.after.copy(pools = Map("bulkhead.soap.work-queue" -> 25,
       "main" -> 1))))
-    val back = RecordJson.read(RecordJson.write(withPools, Files.createTempDirectory("reset-pools")))
+    val back = RecordJson.read(RecordJson.write(withPools, Scratch.dir("reset-pools")))
     back.map(r => timeline(r).after.pools) shouldBe Right(timeline(withPools).after.pools)
   }
 

@@ -1,10 +1,11 @@
 package bulkhead.lab.checks
 
 import bulkhead.lab.record.{Goodput, RecordJson}
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 
 /**
  * The verdict on the undersized pool as `lab faults --only undersized-pool` recorded it on this machine
@@ -31,7 +32,7 @@ class GoodputChecksSpec extends AnyFlatSpec with Matchers:
 
   it should "survive a round trip through its result.json" in {
     val r = records.head
-    RecordJson.read(RecordJson.write(r, Files.createTempDirectory("undersized"))) shouldBe Right(r)
+    RecordJson.read(RecordJson.write(r, Scratch.dir("undersized"))) shouldBe Right(r)
   }
 
   "A run below 0.9 of its cap" should "fail on its answers alone" in {

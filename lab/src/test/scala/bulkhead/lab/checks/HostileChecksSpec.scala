@@ -3,11 +3,10 @@ package bulkhead.lab.checks
 import bulkhead.lab.record.RequestOutcome
 import bulkhead.lab.record.{FaultTimeline, RecordJson, RunRecord, ServiceWatch}
 import bulkhead.lab.report.FaultsReport
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.Files
 
 /**
  * The verdict on hostile clients, on a run recorded on this machine (`lab faults --only large-heads`: 2,000
@@ -32,7 +31,7 @@ class HostileChecksSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "survive a round trip through its result.json" in {
-    val dir = Files.createTempDirectory("large-heads")
+    val dir = Scratch.dir("large-heads")
     RecordJson.read(RecordJson.write(heads, dir)) shouldBe Right(heads)
   }
 

@@ -2,11 +2,10 @@ package bulkhead.lab.checks
 
 import bulkhead.lab.faults.FaultCase
 import bulkhead.lab.record.{DependencyReading, HungDependency, RecordJson, RunRecord}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.Files
 
 /**
  * The hung-dependency checks on runs recorded on this machine (`./bulkhead lab faults --only
@@ -94,6 +93,6 @@ class HungChecksSpec extends AnyFlatSpec with Matchers:
   }
 
   "A hung run" should "survive a round trip through its result.json" in {
-    val dir = Files.createTempDirectory("stub-stopped")
+    val dir = Scratch.dir("stub-stopped")
     RecordJson.read(RecordJson.write(stopped, dir)) shouldBe Right(stopped)
   }

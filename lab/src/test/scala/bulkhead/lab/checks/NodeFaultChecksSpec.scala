@@ -2,11 +2,10 @@ package bulkhead.lab.checks
 
 import bulkhead.lab.record.RequestOutcome
 import bulkhead.lab.record.{OutcomeCount, RecordJson, RunRecord}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.Files
 
 /**
  * The node-killed verdict on a run recorded here on a loaded machine (3 nodes, 100 users, bound 75 req/s): the third
@@ -59,5 +58,5 @@ class NodeFaultChecksSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "survive a round trip through its result.json" in {
-    RecordJson.read(RecordJson.write(run, Files.createTempDirectory("node-killed"))) shouldBe Right(run)
+    RecordJson.read(RecordJson.write(run, Scratch.dir("node-killed"))) shouldBe Right(run)
   }

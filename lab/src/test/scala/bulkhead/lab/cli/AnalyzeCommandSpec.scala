@@ -3,7 +3,7 @@ package bulkhead.lab.cli
 import bulkhead.lab.load.WrkParser
 import bulkhead.lab.report.EvidenceReport
 import bulkhead.lab.sample.DumpFiles
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -127,7 +127,7 @@ class AnalyzeCommandSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "refuse a .jfr file that is not a JFR recording, saying so, with exit 2" in {
-    val fake = Files.createTempFile("not-a-recording", ".jfr")
+    val fake = Scratch.file("not-a-recording", ".jfr")
     try
       Files.writeString(fake, "FLR\u0000 but nothing else")
       val (code, _, err) = run(fake.toString)

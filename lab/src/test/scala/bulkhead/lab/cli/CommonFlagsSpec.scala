@@ -2,6 +2,7 @@ package bulkhead.lab.cli
 
 import bulkhead.lab.run.RunningJvm
 import bulkhead.lab.sample.JmxAddress
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import scopt.OParser
@@ -76,7 +77,7 @@ class CommonFlagsSpec extends AnyFlatSpec with Matchers:
   }
 
   "The request flags" should "give the user's request: method, headers in order, the body's file, --insecure" in {
-    val body = java.nio.file.Files.writeString(java.nio.file.Files.createTempFile("body", ".json"), "{}")
+    val body = java.nio.file.Files.writeString(Scratch.file("body", ".json"), "{}")
     val flags = parse("--method", "PUT", "--header", "Authorization: Bearer x", "--header", "X-A: 1",
       "--body", s"@$body", "--insecure").fold(e => fail(e), identity)
     val r = flags.requests.requests("https://h:8443/o").fold(e => fail(e), identity)
@@ -96,7 +97,7 @@ class CommonFlagsSpec extends AnyFlatSpec with Matchers:
   }
 
   "A targets file" should "be read when the requests are, a bad line named, and exclude --url, --method and --body" in {
-    val targets = java.nio.file.Files.createTempFile("targets", ".txt")
+    val targets = Scratch.file("targets", ".txt")
     java.nio.file.Files.writeString(targets, "GET http://h:1/a\nAuthorization Bearer\n")
     parse("--targets", targets.toString).toOption.get.requests.requests("").left.toOption.get should
       include("--targets: targets file")

@@ -1,5 +1,6 @@
 package bulkhead.lab.cli
 
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -17,7 +18,7 @@ class DiagnoseBadInputSpec extends AnyFlatSpec with Matchers:
   private val closedPort =
     val s = ServerSocket(0, 1, InetAddress.getLoopbackAddress)
     try s.getLocalPort finally s.close()
-  private val dir = Files.createTempDirectory("diagnose-bad")
+  private val dir = Scratch.dir("diagnose-bad")
   private val targets = Files.writeString(dir.resolve("targets.txt"), "GET http://127.0.0.1:1/a\n\nPOST\n")
 
   private def run(args: String*): (Int, String, String) =

@@ -4,12 +4,11 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.Stack
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /**
@@ -19,7 +18,7 @@ import scala.concurrent.duration.*
 @Slow
 class DiagnoseCommandSpec extends AnyFlatSpec with Matchers:
   "lab diagnose" should "name Jetty's worker pool, with its size, as the cap of blocking work" in {
-    val dir = Files.createTempDirectory("diagnose-jetty")
+    val dir = Scratch.dir("diagnose-jetty")
     val jetty = Stack(Fixtures.launch, dir).peer(Target.Jetty, Seq("--max-threads", "12", "--min-threads", "12"))
     try
       val options = DiagnoseCommand.Options(jvm = JvmFlags(pid = Some(jetty.child.pid)),

@@ -4,7 +4,7 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.{Children, Stack}
 import bulkhead.lab.sample.JmxAddress
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -21,7 +21,7 @@ import scala.concurrent.duration.*
  */
 @Slow
 class DiagnoseFleetSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
-  private val dir = Files.createTempDirectory("diagnose-fleet")
+  private val dir = Scratch.dir("diagnose-fleet")
   override def afterAll(): Unit = Children.stopAll()
 
   /** A replica with its JMX agent on a free loopback port; its HTTP port and its agent's. */

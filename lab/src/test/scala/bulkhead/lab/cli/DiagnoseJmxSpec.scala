@@ -4,13 +4,12 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.Stack
 import bulkhead.lab.sample.JmxAddress
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
 import java.net.{InetAddress, ServerSocket}
-import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /**
@@ -27,7 +26,7 @@ class DiagnoseJmxSpec extends AnyFlatSpec with Matchers:
       "-Dcom.sun.management.jmxremote.host=127.0.0.1", "-Djava.rmi.server.hostname=127.0.0.1",
       "-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false")
     val launch = Fixtures.launch
-    val dir = Files.createTempDirectory("diagnose-jetty-jmx")
+    val dir = Scratch.dir("diagnose-jetty-jmx")
     val jetty = Stack(launch.copy(jvmFlags = launch.jvmFlags ++ agent), dir)
       .peer(Target.Jetty, Seq("--max-threads", "12", "--min-threads", "12"))
     try

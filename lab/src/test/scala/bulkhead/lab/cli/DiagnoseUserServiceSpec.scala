@@ -6,7 +6,7 @@ import bulkhead.lab.model.{MetricsReading, Target}
 import bulkhead.lab.process.{AnyCertificate, Children, Postgres, Served, Stack}
 import bulkhead.lab.report.RouteRates
 import bulkhead.lab.sample.{MeteredSampler, MetricsScrape, ServiceSampler}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -24,8 +24,8 @@ import scala.concurrent.duration.*
  */
 @Slow
 class DiagnoseUserServiceSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
-  private val dir = Files.createTempDirectory("diagnose-user")
-  private val pgDir = Files.createTempDirectory("diagnose-user-pg")
+  private val dir = Scratch.dir("diagnose-user")
+  private val pgDir = Scratch.dir("diagnose-user-pg")
   private val password = java.util.UUID.randomUUID.toString
   private val keystore = dir.resolve("zoo.p12")
   // PostgreSQL once started: afterAll stops it at once, without starting it when no case did.

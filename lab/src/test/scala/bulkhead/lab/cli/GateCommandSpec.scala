@@ -2,7 +2,7 @@ package bulkhead.lab.cli
 
 import bulkhead.lab.diagnose.{Diagnosis, Prediction, VerdictJson}
 import bulkhead.lab.record.{RecordJson, RunRecord}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -18,7 +18,7 @@ class GateCommandSpec extends AnyFlatSpec with Matchers:
 
   /** A run directory as `lab run` writes one: `<case>/result.json`, here with every round in its own directory. */
   private def runDir(records: RunRecord*): Path =
-    val dir = Files.createTempDirectory("gate-run")
+    val dir = Scratch.dir("gate-run")
     records.zipWithIndex.foreach((r, i) => RecordJson.write(r, dir.resolve(r.info.name).resolve(s"round-${i + 1}")))
     dir
 
@@ -32,7 +32,7 @@ class GateCommandSpec extends AnyFlatSpec with Matchers:
 
   it should "exit 0 on a re-run of the same setting, and write the report where --junit says" in {
     val hello = Fixtures.records("bench-hello").filter(_.info.target == "bulkhead")
-    val report = Files.createTempDirectory("gate-ci").resolve("reports/gate.xml")
+    val report = Scratch.dir("gate-ci").resolve("reports/gate.xml")
     val lines = Seq.newBuilder[String]
     val result = GateCommand.run(Some(runDir(hello.take(2)*)), runDir(hello.last), report, 0.05, lines += _)
     result.map(_.passed) shouldBe Right(true)
@@ -43,7 +43,7 @@ class GateCommandSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "exit 2 on bad input, naming the directory that has no result.json or is missing" in {
-    val empty = Files.createTempDirectory("gate-empty")
+    val empty = Scratch.dir("gate-empty")
     val some = runDir(smaller)
     GateCommand.main(Seq("--baseline", empty.toString, some.toString)) shouldBe 2
     GateCommand.main(Seq("--baseline", some.resolve("nothing").toString, some.toString)) shouldBe 2
@@ -63,7 +63,7 @@ class GateCommandSpec extends AnyFlatSpec with Matchers:
 
   /** A run after a fix, written as `lab diagnose --expect` writes it: its verdict beside what `before` predicted. */
   private def expected(before: RunRecord, after: RunRecord): Path =
-    val (was, dir) = (Files.createTempDirectory("gate-before"), Files.createTempDirectory("gate-after"))
+    val (was, dir) = (Scratch.dir("gate-before"), Scratch.dir("gate-after"))
     RecordJson.write(before, was)
     VerdictJson.write(VerdictJson.of(before), was)
     val prediction = Prediction.read(was).fold(e => fail(e), identity)

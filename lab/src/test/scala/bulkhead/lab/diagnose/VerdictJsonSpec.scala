@@ -2,7 +2,7 @@ package bulkhead.lab.diagnose
 
 import bulkhead.lab.model.{FixKind, Resource}
 import bulkhead.lab.record.RecordJson
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -18,7 +18,7 @@ class VerdictJsonSpec extends AnyFlatSpec with Matchers:
   private val verify = runs.find(_.info.name == "pool-4-verify").get
 
   "verdict.json" should "name what caps with its size, occupancy, hold and cap, the fix to apply and what caps next" in {
-    val dir = VerdictJson.write(VerdictJson.of(pool4), Files.createTempDirectory("verdict")).getParent
+    val dir = VerdictJson.write(VerdictJson.of(pool4), Scratch.dir("verdict")).getParent
     val text = Files.readString(dir.resolve(VerdictJson.FileName))
     val file = VerdictJson.read(dir).fold(e => fail(e), identity)
     file.schema shouldBe VerdictJson.Schema
@@ -37,7 +37,7 @@ class VerdictJsonSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "hold the earlier prediction beside the measurement after the fix" in {
-    val before = Files.createTempDirectory("verdict-before")
+    val before = Scratch.dir("verdict-before")
     VerdictJson.write(VerdictJson.of(pool4), before)
     val prediction = Prediction.read(before).fold(e => fail(e), identity)
     prediction.perSecond shouldBe Diagnosis(pool4).next.get.perSecond
@@ -49,19 +49,19 @@ class VerdictJsonSpec extends AnyFlatSpec with Matchers:
     e.measured shouldBe measured
     e.ratio shouldBe (measured / prediction.perSecond +- 1e-9)
     e.line should startWith(f"predicted ${prediction.perSecond}%.1f req/s (then: ${prediction.caps}), measured")
-    val dir = VerdictJson.write(after, Files.createTempDirectory("verdict-after")).getParent
+    val dir = VerdictJson.write(after, Scratch.dir("verdict-after")).getParent
     VerdictJson.read(dir).map(_.expectation) shouldBe Right(Some(e))
   }
 
   it should "take the prediction from result.json where a run has no verdict.json" in {
-    val dir = Files.createTempDirectory("verdict-record-only")
+    val dir = Scratch.dir("verdict-record-only")
     RecordJson.write(pool4, dir)
     Prediction.read(dir).map(_.perSecond) shouldBe Right(Diagnosis(pool4).next.get.perSecond)
     Prediction.read(dir.resolve("none")).left.toOption.get should include("no verdict.json")
   }
 
   it should "write a figure the run could not measure as null, and refuse another schema" in {
-    val dir = Files.createTempDirectory("verdict-nan")
+    val dir = Scratch.dir("verdict-nan")
     val file = VerdictJson.of(pool4)
     VerdictJson.write(file.copy(verdict = file.verdict.copy(measured = Double.NaN)), dir)
     Files.readString(dir.resolve(VerdictJson.FileName)) should include("\"measured\": null")

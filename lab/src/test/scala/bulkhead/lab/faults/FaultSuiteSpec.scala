@@ -4,12 +4,11 @@ import bulkhead.lab.checks.RunChecks
 import bulkhead.lab.process.{Children, Environment}
 import bulkhead.lab.record.RecordJson
 import bulkhead.lab.report.SuiteReport
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /**
@@ -44,7 +43,7 @@ class FaultSuiteSpec extends AnyFlatSpec with Matchers:
     undersized = FaultSuiteSettings.Short.undersized.copy(window = 8.seconds))
 
   "The faults suite (short)" should "keep the service correct under each kind of fault and under overload" in {
-    val dir = Files.createTempDirectory("lab-faults")
+    val dir = Scratch.dir("lab-faults")
     val run =
       try FaultSuite.run(settings, Fixtures.launch, dir, println)
       finally Children.stopAll()

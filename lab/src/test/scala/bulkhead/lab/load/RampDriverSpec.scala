@@ -2,7 +2,7 @@ package bulkhead.lab.load
 
 import bulkhead.lab.process.Stack
 import bulkhead.lab.scenario.Load
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -15,7 +15,7 @@ import scala.concurrent.duration.*
 class RampDriverSpec extends AnyFlatSpec with Matchers:
 
   "The ramp driver" should "ramp JMeter's clients up in steps and record every second" in {
-    val dir = Files.createTempDirectory("lab-ramp")
+    val dir = Scratch.dir("lab-ramp")
     val stack = Stack(Fixtures.launch, dir)
     val service = stack.service(Seq("--blocking-pool-size", "8"), heap = Stack.ServeHeap)
     try
@@ -35,7 +35,7 @@ class RampDriverSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "count JMeter's requests without an answer in the second they ended, as it counts the answers" in {
-    val jtl = Files.createTempFile("ramp", ".jtl")
+    val jtl = Scratch.file("ramp", ".jtl")
     try
       // JMeter's columns as RampDriver asks for them; a code that is not a number is JMeter's "no answer".
       Files.writeString(jtl, Seq("timeStamp,elapsed,responseCode,success,allThreads", "1000,50,200,true,2",

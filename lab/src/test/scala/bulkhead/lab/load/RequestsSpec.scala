@@ -1,5 +1,6 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -11,7 +12,7 @@ import java.nio.file.Files
  * the bytes each driver sends, and the targets file read as vegeta reads it and written back for it.
  */
 class RequestsSpec extends AnyFlatSpec with Matchers:
-  private val dir = Files.createTempDirectory("requests")
+  private val dir = Scratch.dir("requests")
   private val body = Files.writeString(dir.resolve("order.json"), """{"item": 42}""")
 
   "A request from flags" should "carry its method, headers and the body file's bytes, on any host" in {
@@ -95,7 +96,7 @@ class RequestsSpec extends AnyFlatSpec with Matchers:
   it should "be written back in vegeta's format, bodies as files, and read back the same" in {
     val requests = Requests(TargetsFile.parse(s"POST http://h:1/a\nX-A: 1\n@$body\n\nGET https://h:2/b\n")
       .fold(e => fail(e), identity))
-    val out = Files.createTempDirectory("vegeta-targets")
+    val out = Scratch.dir("vegeta-targets")
     TargetsFile.parse(TargetsFile.write(requests, out)) shouldBe Right(requests.targets)
     requests.routes shouldBe Seq("POST http://h:1/a", "GET https://h:2/b")
   }

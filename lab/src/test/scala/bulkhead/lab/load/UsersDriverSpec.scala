@@ -1,12 +1,12 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.testkit.Scratch
 import com.sun.net.httpserver.HttpServer
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
 import java.net.{InetAddress, InetSocketAddress}
-import java.nio.file.Files
 import java.util.concurrent.Executors
 import scala.concurrent.duration.*
 
@@ -31,7 +31,7 @@ class UsersDriverSpec extends AnyFlatSpec with Matchers:
   "UsersDriver" should "load a URL with its users for the duration and report every answer by status class" in
     withServer { port =>
       val driver = UsersDriver(8, 2.seconds, 5.seconds)
-      val figures = driver.run(s"http://127.0.0.1:$port/work", Files.createTempDirectory("users")).fold(fail(_), identity)
+      val figures = driver.run(s"http://127.0.0.1:$port/work", Scratch.dir("users")).fold(fail(_), identity)
       figures.clients shouldBe 8
       figures.answers.byClass.keySet shouldBe Set("2xx")
       // Four server threads of 20 ms answer at most 200 a second (Little's law): more would be answers made up.
@@ -43,7 +43,7 @@ class UsersDriverSpec extends AnyFlatSpec with Matchers:
 
   it should "send the URL's query and count the server's errors as errors, not answers" in withServer { port =>
     val figures = UsersDriver(2, 1.second, 5.seconds).run(s"http://127.0.0.1:$port/work?fail=1",
-      Files.createTempDirectory("users-errors")).fold(fail(_), identity)
+      Scratch.dir("users-errors")).fold(fail(_), identity)
     figures.answers.byClass.keySet shouldBe Set("5xx")
   }
 
@@ -52,7 +52,7 @@ class UsersDriverSpec extends AnyFlatSpec with Matchers:
     val port = closed.getLocalPort
     closed.close()
     val figures = UsersDriver(2, 1.second, 1.second).run(s"http://127.0.0.1:$port/work",
-      Files.createTempDirectory("users-refused")).fold(fail(_), identity)
+      Scratch.dir("users-refused")).fold(fail(_), identity)
     figures.answers.answered shouldBe 0
     figures.answers.connectErrors should be > 0L
   }

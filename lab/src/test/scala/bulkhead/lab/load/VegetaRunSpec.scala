@@ -2,7 +2,7 @@ package bulkhead.lab.load
 
 import bulkhead.lab.process.Stack
 import bulkhead.lab.model.MetricsReading
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -15,7 +15,7 @@ import scala.concurrent.duration.*
 class VegetaRunSpec extends AnyFlatSpec with Matchers:
 
   "The open-loop driver" should "send at its rate and count every answer, as the service counted them" in {
-    val dir = Files.createTempDirectory("lab-vegeta")
+    val dir = Scratch.dir("lab-vegeta")
     val service = Stack(Fixtures.launch, dir).service(Nil, heap = Stack.ServeHeap)
     try
       def served() = MetricsReading.parse(Stack.get(service.url("/metrics")).fold(e => fail(e), identity)).answered

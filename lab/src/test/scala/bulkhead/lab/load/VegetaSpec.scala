@@ -1,5 +1,6 @@
 package bulkhead.lab.load
 
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -14,7 +15,7 @@ class VegetaSpec extends AnyFlatSpec with Matchers:
     f
 
   "OnPath" should "find the first executable of a name along the PATH, and nothing for a name not there" in {
-    val (a, b) = (Files.createTempDirectory("path-a"), Files.createTempDirectory("path-b"))
+    val (a, b) = (Scratch.dir("path-a"), Scratch.dir("path-b"))
     Files.writeString(a.resolve("tool"), "not executable")
     val second = executable(b, "tool")
     OnPath.find("tool", s"$a:$b") shouldBe Some(second)
@@ -22,7 +23,7 @@ class VegetaSpec extends AnyFlatSpec with Matchers:
   }
 
   "Vegeta" should "take the one on the PATH before the repository's" in {
-    val (onPath, repository) = (Files.createTempDirectory("vegeta-path"), Files.createTempDirectory("vegeta-repo"))
+    val (onPath, repository) = (Scratch.dir("vegeta-path"), Scratch.dir("vegeta-repo"))
     val mine = executable(onPath, "vegeta")
     executable(repository, "vegeta")
     Vegeta.binary(onPath.toString, Some(repository)) shouldBe Right(mine)
@@ -30,7 +31,7 @@ class VegetaSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "say how to get one, building nothing, when there is none" in {
-    val empty = Files.createTempDirectory("vegeta-none")
+    val empty = Scratch.dir("vegeta-none")
     sys.props.get("bulkhead.vegeta") shouldBe None
     val err = Vegeta.binary(empty.toString, Some(empty)).left.toOption.get
     err should include("brew install vegeta")

@@ -1,13 +1,12 @@
 package bulkhead.lab.model
 
 import bulkhead.lab.process.{Children, Stack}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.Files
 
 /**
  * Every metric the diagnosis reads, read from the real service's /metrics after a real enrichment call: a name that
@@ -15,7 +14,7 @@ import java.nio.file.Files
  */
 @Slow
 class MetricsReadingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
-  private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-metrics"))
+  private val stack = Stack(Fixtures.launch, Scratch.dir("lab-metrics"))
   // One Redis and one stub for the spec: each SOAP mode is a service of its own, started against them in turn.
   private lazy val redis = stack.redis()
   private lazy val stub = stack.stub(Seq("--latency", "fixed:20"))

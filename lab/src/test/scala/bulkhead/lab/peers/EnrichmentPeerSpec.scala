@@ -2,7 +2,7 @@ package bulkhead.lab.peers
 
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.{Children, Dependencies, Served, Stack}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -10,7 +10,6 @@ import org.scalatest.tags.Slow
 
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
-import java.nio.file.Files
 import java.time.Duration
 
 /**
@@ -19,7 +18,7 @@ import java.time.Duration
  */
 @Slow
 class EnrichmentPeerSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
-  private val dir = Files.createTempDirectory("lab-enrichment-peer")
+  private val dir = Scratch.dir("lab-enrichment-peer")
   private val stack = Stack(Fixtures.launch, dir)
   // Profiles for customers 1..20 only: 30 is a customer of the third party without one.
   private val deps = Dependencies.start(stack, dir, redisCustomers = Some(20), stubArgs = Some(Seq("--latency",

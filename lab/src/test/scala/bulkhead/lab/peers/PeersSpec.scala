@@ -5,13 +5,13 @@ import bulkhead.lab.process.{Children, Served, Stack}
 import bulkhead.lab.report.SideBySide
 import bulkhead.lab.run.ScenarioRunner
 import bulkhead.lab.scenario.Scenario
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 
 /**
  * The seeds' servers and the ceiling, each in its own process, started by the lab as a scenario's targets. A peer that
@@ -20,7 +20,7 @@ import java.nio.file.{Files, Path}
  */
 @Slow
 class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
-  private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-peers"))
+  private val stack = Stack(Fixtures.launch, Scratch.dir("lab-peers"))
   override def afterAll(): Unit = Children.stopAll()
 
   private val maxThreads = 6
@@ -78,7 +78,7 @@ class PeersSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
 
   "A scenario with two targets" should "run their attempts interleaved and compare them side by side" in {
     val scenario = Scenario.load(Path.of("scenarios/ci/hello-side-by-side.conf").toAbsolutePath).fold(e => fail(e), identity)
-    val results = ScenarioRunner(Fixtures.launch, Files.createTempDirectory("lab-side"), println).runAll(scenario)
+    val results = ScenarioRunner(Fixtures.launch, Scratch.dir("lab-side"), println).runAll(scenario)
     val ok = results.map(_.fold(e => fail(e), identity))
     ok.map(_.info.name) shouldBe Seq("hello-side-by-side@pekko-minimal", "hello-side-by-side@nginx")
     ok.foreach { r =>

@@ -5,13 +5,12 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.model.{Resource, Target}
 import bulkhead.lab.process.{Children, Stack}
 import bulkhead.lab.sample.{DumpHazards, DumpKind, JdkVersion, SamplingSource}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.tags.Slow
 import org.scalatest.matchers.should.Matchers
 
-import java.nio.file.Files
 import scala.concurrent.duration.*
 
 /**
@@ -24,7 +23,7 @@ import scala.concurrent.duration.*
  */
 @Slow
 class VirtualParkingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
-  private val stack = Stack(Fixtures.launch, Files.createTempDirectory("lab-virtual-parking"))
+  private val stack = Stack(Fixtures.launch, Scratch.dir("lab-virtual-parking"))
   override def afterAll(): Unit = Children.stopAll()
   private val jdk = JdkVersion.parse(System.getProperty("java.version")).get
   private val flags = Seq("--app", "virtual-parking", "--parkers", "2000", "--park-ms", "200", "--hold-ms", "200")
@@ -34,7 +33,7 @@ class VirtualParkingSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAl
     try
       val options = DiagnoseCommand.Options(JvmFlags(pid = Some(zoo.child.pid), allowRiskyDumps = allowRisky),
         url = zoo.url("/work"), connections = 100, duration = duration, every = 1.second)
-      val record = DiagnoseCommand.run(options, Files.createTempDirectory("diagnose-virtual"), _ => ())
+      val record = DiagnoseCommand.run(options, Scratch.dir("diagnose-virtual"), _ => ())
         .fold(e => fail(e), identity)
       (record, zoo.child.isAlive)
     finally zoo.child.stop()

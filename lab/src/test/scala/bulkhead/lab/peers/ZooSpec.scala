@@ -2,7 +2,7 @@ package bulkhead.lab.peers
 
 import bulkhead.lab.model.Target
 import bulkhead.lab.process.{Children, Postgres, Served, Stack}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -21,10 +21,10 @@ import scala.concurrent.duration.*
 @Slow
 class ZooSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
   private val launch = Fixtures.launch
-  private val dir = Files.createTempDirectory("lab-zoo")
+  private val dir = Scratch.dir("lab-zoo")
   private val stack = Stack(launch, dir)
   // One PostgreSQL for the spec's two database apps (initdb and a start cost seconds); stopped and dropped last.
-  private val pgDir = Files.createTempDirectory("lab-zoo-pg")
+  private val pgDir = Scratch.dir("lab-zoo-pg")
   private lazy val postgres = Postgres.start(pgDir)
   // One SOAP stub of 200 ms for the spec's three apps that call it (a stub's JVM start costs seconds); stopped last.
   private lazy val stub = stack.stub(Seq("--latency", "fixed:200"))

@@ -1,6 +1,6 @@
 package bulkhead.lab.process
 
-import bulkhead.lab.testkit.ChildHolder
+import bulkhead.lab.testkit.{ChildHolder, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -30,7 +30,7 @@ class ChildrenSpec extends AnyFlatSpec with Matchers:
   private def alive(pid: Long) = ProcessHandle.of(pid).map(_.isAlive).orElse(false)
 
   "Children" should "stop every child and its own children when the lab's JVM gets SIGINT (Ctrl-C)" in {
-    val dir = Files.createTempDirectory("bulkhead-children")
+    val dir = Scratch.dir("bulkhead-children")
     val java = Path.of(System.getProperty("java.home"), "bin", "java").toString
     val reset = if sigintIgnoredHere then Seq("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die") else Nil
     val lab = ProcessBuilder((reset ++ Seq(java, "-cp", classpath, ChildHolder.getClass.getName.stripSuffix("$"),

@@ -1,5 +1,6 @@
 package bulkhead.lab.process
 
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -13,7 +14,7 @@ class ClassDataSpec extends AnyFlatSpec with Matchers:
 
   /** Two jars of a few bytes in a fresh directory, and the directory the archives go to. */
   private def jars(): (Seq[Path], Path) =
-    val dir = Files.createTempDirectory("class-data")
+    val dir = Scratch.dir("class-data")
     (Seq("a.jar", "b.jar").map(n => Files.writeString(dir.resolve(n), n)), dir.resolve("archives"))
 
   private def classpath(entries: Seq[Path]) = entries.mkString(java.io.File.pathSeparator)

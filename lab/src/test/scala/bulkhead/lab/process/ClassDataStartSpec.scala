@@ -1,7 +1,7 @@
 package bulkhead.lab.process
 
 import bulkhead.lab.model.Target
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -16,7 +16,7 @@ import scala.jdk.CollectionConverters.*
 @Slow
 class ClassDataStartSpec extends AnyFlatSpec with Matchers:
   "A JVM the lab starts again" should "write its class-data archive as it stops, and map it when started again" in {
-    val dir = Files.createTempDirectory("class-data-start")
+    val dir = Scratch.dir("class-data-start")
     val archives = dir.resolve("archives")
     val launch = Fixtures.launch.copy(classData = Some(archives))
     withClue("the zoo's classes are newer than its jar (a directory HotSpot cannot archive): ./mvnw -pl peers/zoo " +

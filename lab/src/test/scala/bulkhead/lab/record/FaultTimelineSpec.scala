@@ -2,7 +2,7 @@ package bulkhead.lab.record
 
 import bulkhead.lab.load.ClosedLoopUsers
 import bulkhead.lab.sample.{Retained, Sample}
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -58,10 +58,10 @@ class FaultTimelineSpec extends AnyFlatSpec with Matchers:
 
   "A recorded fault run" should "write its timeline in result.json and read it back unchanged" in {
     val reset = Fixtures.faultRun("reset")
-    val text = Files.readString(RecordJson.write(reset, Files.createTempDirectory("fault")))
+    val text = Files.readString(RecordJson.write(reset, Scratch.dir("fault")))
     text should (include("\"outcome\": \"error:timeout\"") or include("\"503\":"))
     text should include("\"breaker\": \"Opens\"")
-    RecordJson.read(RecordJson.write(reset, Files.createTempDirectory("fault"))) shouldBe Right(reset)
-    RecordJson.read(RecordJson.write(reset.copy(fault = Some(timeline)), Files.createTempDirectory("fault")))
+    RecordJson.read(RecordJson.write(reset, Scratch.dir("fault"))) shouldBe Right(reset)
+    RecordJson.read(RecordJson.write(reset.copy(fault = Some(timeline)), Scratch.dir("fault")))
       .map(_.fault) shouldBe Right(Some(timeline))
   }

@@ -1,6 +1,6 @@
 package bulkhead.lab.report
 
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -28,7 +28,7 @@ class ProfileStagesSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "sum a file's samples per stage and split a CPU per request in their shares" in {
-    val file = Files.createTempFile("collapsed", ".txt")
+    val file = Scratch.file("collapsed", ".txt")
     Files.writeString(file, text)
     val counts = ProfileStages.read(file).fold(e => fail(e), identity)
     counts.values.sum shouldBe text.linesIterator.map(_.split(' ').last.toLong).sum
@@ -39,5 +39,5 @@ class ProfileStagesSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "say there is nothing to read where no profile was written" in {
-    ProfileStages.read(Files.createTempDirectory("none").resolve("collapsed.txt")).isLeft shouldBe true
+    ProfileStages.read(Scratch.dir("none").resolve("collapsed.txt")).isLeft shouldBe true
   }

@@ -2,6 +2,7 @@ package bulkhead.lab.report
 
 import bulkhead.lab.process.Environment
 import bulkhead.lab.record.RecordJson
+import bulkhead.lab.testkit.Scratch
 import org.jsoup.Jsoup
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -49,7 +50,7 @@ class UndersizedPoolReportSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "give the page its table and checks, and no scenario card for its runs" in {
-    val out = Files.createTempDirectory("undersized-report")
+    val out = Scratch.dir("undersized-report")
     val file = SuiteReport("undersized", "lab faults --only undersized-pool", Environment("test", 2, 1, "-", "-", "-",
       "-", Nil), records, Nil).write(out)
     val page = Jsoup.parse(file.resolveSibling(SuiteReport.HtmlFile).toFile, "UTF-8")

@@ -1,6 +1,7 @@
 package bulkhead.lab.run
 
 import bulkhead.lab.record.RecordJson
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -50,7 +51,7 @@ class ProcessRunSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
     """java\.vm\.version = (\S+)""".r.findFirstMatchIn(text).map(_.group(1)).get
 
   "ProcessRun" should "record the target's own JDK and processors, not the lab's" in withWorkers { pid =>
-    val dir = Files.createTempDirectory("process-run")
+    val dir = Scratch.dir("process-run")
     val record = ProcessRun.on(RunningJvm.ByPid(pid), 300.millis, _ => ())(_.observed(1.second, None, dir))
       .fold(e => fail(e), identity)
     record.info.jdk shouldBe versionOf(otherJdk.resolve("bin/java"))

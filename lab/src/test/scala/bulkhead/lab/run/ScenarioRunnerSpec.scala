@@ -4,12 +4,12 @@ import bulkhead.lab.diagnose.Diagnosis
 import bulkhead.lab.record.RecordJson
 import bulkhead.lab.process.Children
 import bulkhead.lab.scenario.Scenario
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 
 /** The lab end to end: the real service in its own JVM, real wrk, real thread dumps. */
 @Slow
@@ -17,7 +17,7 @@ class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
 
   "The lab" should "diagnose a pool of 4 threads under 16 connections as capped at 40 req/s from what it measured" in {
     val scenario = Scenario.load(Path.of("scenarios/ci/pool-4.conf").toAbsolutePath).toOption.get
-    val dir = Files.createTempDirectory("lab-e2e")
+    val dir = Scratch.dir("lab-e2e")
     val runner = ScenarioRunner(Fixtures.launch, dir, _ => ())
     val record = runner.run(scenario).fold(e => fail(e), identity)
     val verdict = Diagnosis(record)
@@ -36,7 +36,7 @@ class ScenarioRunnerSpec extends AnyFlatSpec with Matchers:
 
   it should "start a 2-node cluster, load its front and sample each node's own work queue" in {
     val scenario = Scenario.load(Path.of("scenarios/ci/cluster-2-nodes.conf").toAbsolutePath).toOption.get
-    val dir = Files.createTempDirectory("lab-cluster")
+    val dir = Scratch.dir("lab-cluster")
     val record = ScenarioRunner(Fixtures.launch, dir, _ => ()).run(scenario).fold(e => fail(e), identity)
     try
       record.info.nodes should have size 2

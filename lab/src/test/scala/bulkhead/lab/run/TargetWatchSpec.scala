@@ -1,6 +1,7 @@
 package bulkhead.lab.run
 
 import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags}
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.tags.Slow
 import org.scalatest.matchers.should.Matchers
@@ -19,7 +20,7 @@ class TargetWatchSpec extends AnyFlatSpec with Matchers:
   private val source = Path.of(getClass.getResource("/jvm/DiesMidRun.java").toURI).toString
 
   "A run whose target crashes" should "end at its death with the fatal signal and the hs_err path, and no figure after it" in {
-    val cwd = Files.createTempDirectory("dies-mid-run")
+    val cwd = Scratch.dir("dies-mid-run")
     val portFile = cwd.resolve("port")
     val jvm = ProcessBuilder(java, "-Xmx64m", "-XX:-CreateCoredumpOnCrash", source, portFile.toString, "3")
       .directory(cwd.toFile).redirectErrorStream(true).redirectOutput(cwd.resolve("out.txt").toFile).start()
@@ -28,7 +29,7 @@ class TargetWatchSpec extends AnyFlatSpec with Matchers:
       while !Files.exists(portFile) && jvm.isAlive && System.nanoTime() < deadline do Thread.sleep(100)
       withClue(Files.readString(cwd.resolve("out.txt")))(Files.exists(portFile) shouldBe true)
       val url = s"http://127.0.0.1:${Files.readString(portFile).trim}/"
-      val dir = Files.createTempDirectory("diagnose-dies")
+      val dir = Scratch.dir("diagnose-dies")
       val options = DiagnoseCommand.Options(JvmFlags(pid = Some(jvm.pid)), url = url, connections = 10, threads = 1,
         duration = 60.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)

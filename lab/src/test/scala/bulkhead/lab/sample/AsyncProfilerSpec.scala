@@ -2,7 +2,7 @@ package bulkhead.lab.sample
 
 import bulkhead.lab.process.Stack
 import bulkhead.lab.report.ProfileStages
-import bulkhead.lab.testkit.Fixtures
+import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -14,7 +14,7 @@ import java.nio.file.Files
 class AsyncProfilerSpec extends AnyFlatSpec with Matchers:
 
   "AsyncProfiler" should "write a flame graph and collapsed stacks of what a running JVM did between start and stop" in {
-    val dir = Files.createTempDirectory("profile")
+    val dir = Scratch.dir("profile")
     val service = Stack(Fixtures.launch, dir).service(Nil, heap = Stack.ServeHeap)
     try
       AsyncProfiler.start(service.child.pid).fold(e => fail(e), identity)

@@ -1,5 +1,6 @@
 package bulkhead.lab.sample
 
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -9,7 +10,7 @@ import java.nio.file.{Files, Path}
 /** JMX credentials from a file of its owner's only: never from the command line. */
 class JmxCredentialsSpec extends AnyFlatSpec with Matchers:
   private def file(text: String, mode: String = "rw-------"): Path =
-    val f = Files.createTempFile("jmx-credentials", "")
+    val f = Scratch.file("jmx-credentials", "")
     Files.writeString(f, text)
     Files.setPosixFilePermissions(f, PosixFilePermissions.fromString(mode))
     f

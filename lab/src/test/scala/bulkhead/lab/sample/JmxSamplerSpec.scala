@@ -1,6 +1,7 @@
 package bulkhead.lab.sample
 
 import bulkhead.lab.cli.{DiagnoseCommand, JvmFlags, ThreadsCommand}
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.tags.Slow
@@ -90,7 +91,7 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
 
   it should "serve lab diagnose --jmx --no-load and lab threads --jmx, with the JVM's own JDK and cores" in
     withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=false")) { (_, address) =>
-      val dir = Files.createTempDirectory("diagnose-jmx")
+      val dir = Scratch.dir("diagnose-jmx")
       val options = DiagnoseCommand.Options(jvm = JvmFlags(jmx = Seq(address)), noLoad = true, duration = 2.seconds, every = 1.second)
       val record = DiagnoseCommand.run(options, dir, _ => ()).fold(e => fail(e), identity)
       record.info.name shouldBe s"jmx-127.0.0.1-${address.port}"
@@ -127,7 +128,7 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
       killer.start()
       val options = DiagnoseCommand.Options(JvmFlags(jmx = Seq(address)), noLoad = true, duration = 60.seconds,
         every = 1.second)
-      val record = DiagnoseCommand.run(options, Files.createTempDirectory("diagnose-jmx-dies"), _ => ())
+      val record = DiagnoseCommand.run(options, Scratch.dir("diagnose-jmx-dies"), _ => ())
         .fold(e => fail(e), identity)
       killer.join()
       val death = record.death.getOrElse(fail("no death recorded"))
@@ -138,7 +139,7 @@ class JmxSamplerSpec extends AnyFlatSpec with Matchers:
     }
 
   it should "authenticate with the user and password of a file, and say what is wrong without them" in {
-    val dir = Files.createTempDirectory("jmx-auth")
+    val dir = Scratch.dir("jmx-auth")
     val passwords = secret(dir, "jmxremote.password", "labuser s3cret\nwatcher w4tch\n")
     val access = secret(dir, "jmxremote.access", "labuser readwrite\nwatcher readonly\n")
     withWorkers(Seq("-Dcom.sun.management.jmxremote.authenticate=true",

@@ -1,5 +1,6 @@
 package bulkhead.lab.sample
 
+import bulkhead.lab.testkit.Scratch
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
 
@@ -20,7 +21,7 @@ class VirtualSourceSpec extends AnyFlatSpec with Matchers:
     def start(): Either[String, Unit] = { started += 1; startsWith }
     def collect(since: Instant): Either[String, Path] =
       collected += 1
-      val copy = Files.createTempFile("recorded", ".jfr")
+      val copy = Scratch.file("recorded", ".jfr")
       Files.copy(recorded, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING)
       Right(copy)
     def stop(): Unit = stopped += 1

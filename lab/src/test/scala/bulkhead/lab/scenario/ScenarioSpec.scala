@@ -2,6 +2,7 @@ package bulkhead.lab.scenario
 
 import bulkhead.lab.model.{CapName, Resource, Target}
 import bulkhead.lab.process.Launch
+import bulkhead.lab.testkit.Scratch
 import bulkhead.stub.{Fault, FaultPlan, Latency}
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -14,7 +15,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
 
   /** A scenario file holding `text`, read. */
   private def read(text: String): Either[String, Scenario] =
-    val f = Files.createTempFile("scenario", ".conf")
+    val f = Scratch.file("scenario", ".conf")
     Files.writeString(f, text)
     Scenario.load(f)
 
@@ -34,13 +35,13 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   }
 
   "A scenario file" should "be refused with the unknown key named" in {
-    val f = Files.createTempFile("bad", ".conf")
+    val f = Scratch.file("bad", ".conf")
     Files.writeString(f, "name = x\nload { path = \"/hello\", conections = 5 }\n")
     Scenario.load(f).left.toOption.get should include("unknown key load.conections")
   }
 
   it should "be refused with a bad driver or path named" in {
-    val f = Files.createTempFile("bad", ".conf")
+    val f = Scratch.file("bad", ".conf")
     Files.writeString(f, "load { driver = jmx }\n")
     Scenario.load(f).left.toOption.get should include("load.driver must be wrk, ramp or open, was 'jmx'")
     Files.writeString(f, "load { path = hello }\n")
@@ -48,7 +49,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "give the Little's-law bound of its work time: clients, and the pool that holds each request" in {
-    val f = Files.createTempFile("bound", ".conf")
+    val f = Scratch.file("bound", ".conf")
     Files.writeString(f, "load { path = \"/work/pool\", connections = 100 }\nwork-seconds = 0.5\n" +
       "bound { pool = \"blocking-pool\", threads = 10 }\n")
     val pooled = Scenario.load(f).fold(e => fail(e), identity).bound.get
@@ -61,7 +62,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "refuse a bad heap or a pool bound without its threads or work time, naming them" in {
-    val f = Files.createTempFile("bad", ".conf")
+    val f = Scratch.file("bad", ".conf")
     Files.writeString(f, "service.heap = \"lots\"\n")
     Scenario.load(f).left.toOption.get should include("service.heap must be a size like 400m or 2g")
     Files.writeString(f, "work-seconds = 1\nbound.pool = \"p\"\n")
@@ -141,7 +142,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   }
 
   "A cluster scenario" should "read cluster.nodes, and default to one service" in {
-    val f = Files.createTempFile("cluster", ".conf")
+    val f = Scratch.file("cluster", ".conf")
     Files.writeString(f, "cluster.nodes = 3\n")
     Scenario.load(f).map(_.clusterNodes) shouldBe Right(3)
     Files.writeString(f, "name = x\n")
@@ -149,7 +150,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   }
 
   it should "be refused with a bad node count, a peer target or cluster flags of its own named" in {
-    val f = Files.createTempFile("cluster", ".conf")
+    val f = Scratch.file("cluster", ".conf")
     Files.writeString(f, "cluster.nodes = 0\n")
     Scenario.load(f).left.toOption.get should include("cluster.nodes must be 1..9, was 0")
     Files.writeString(f, "cluster.nodes = 2\ntarget = akka-http\n")
@@ -159,7 +160,7 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
   }
 
   "A scenario's warm-up" should "run at warmup-connections when given, and refuse a bad count by its name" in {
-    val f = Files.createTempFile("warmup", ".conf")
+    val f = Scratch.file("warmup", ".conf")
     Files.writeString(f, "load.connections = 200\nwarmup-connections = 2000\n")
     Scenario.load(f).map(s => (s.load.concurrency, s.warmupConnections)) shouldBe Right((200, Some(2000)))
     Files.writeString(f, "load.connections = 200\n")
@@ -212,9 +213,9 @@ class ScenarioSpec extends AnyFlatSpec with Matchers:
     o.steps shouldBe Some(RateSteps.Count(6))
     Load.closedLoopOf(o) shouldBe Load.Wrk(2, 50, Load.MinClosedLoop, 10.seconds)
     // Refused before anything starts: the launch names no program that could run.
-    bulkhead.lab.run.ScenarioRunner(Launch("none", Nil, "", "", Map.empty), Files.createTempDirectory("open"), _ => ())
+    bulkhead.lab.run.ScenarioRunner(Launch("none", Nil, "", "", Map.empty), Scratch.dir("open"), _ => ())
       .runTarget(read("name = o\nload { driver = open, rate-steps = 6 }\n").toOption.get, Target.Bulkhead,
-        Files.createTempDirectory("open")).left.toOption.get should include("runs under lab capacity only")
+        Scratch.dir("open")).left.toOption.get should include("runs under lab capacity only")
   }
 
   it should "be refused with a bad rate, steps, duration or timeout named" in {

@@ -31,9 +31,9 @@ object Chromium:
 
   private def run(args: Seq[String]): Either[String, String] =
     binary.toRight(Missing).flatMap { chromium =>
-      val profile = Files.createTempDirectory("bulkhead-chromium")
-      val stdout = Files.createTempFile("chromium", ".out")
-      val stderr = Files.createTempFile("chromium", ".err")
+      val profile = Scratch.dir("bulkhead-chromium")
+      val stdout = Scratch.file("chromium", ".out")
+      val stderr = Scratch.file("chromium", ".err")
       val command = Seq(chromium, "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
         s"--user-data-dir=$profile") ++ (if root then Seq("--no-sandbox") else Nil) ++ args
       val process = ProcessBuilder(command.asJava).redirectOutput(stdout.toFile).redirectError(stderr.toFile).start()
@@ -46,14 +46,5 @@ object Chromium:
         if process.isAlive then
           process.destroyForcibly()
           process.waitFor(10, TimeUnit.SECONDS)
-        Files.deleteIfExists(stdout)
-        Files.deleteIfExists(stderr)
-        deleteTree(profile)
+        Seq(stdout, stderr, profile).foreach(Scratch.delete)
     }
-
-  private def deleteTree(dir: Path): Unit =
-    if Files.exists(dir) then
-      val all = Files.walk(dir)
-      try all.iterator().asScala.toSeq.reverse.foreach(p => Files.deleteIfExists(p))
-      catch case _: java.io.IOException => () // a profile chromium still writes to is left to the OS's temp cleaning
-      finally all.close()

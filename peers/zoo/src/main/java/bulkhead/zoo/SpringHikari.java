@@ -2,6 +2,7 @@ package bulkhead.zoo;
 
 import bulkhead.peers.JsonError;
 import bulkhead.peers.PeerOptions;
+import bulkhead.peers.ScratchDir;
 import java.sql.Connection;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -73,6 +74,8 @@ final class SpringHikari implements ZooApp {
         Map.entry("server.address", "127.0.0.1"),
         Map.entry("server.port", Integer.toString(port)),
         Map.entry("server.tomcat.threads.max", Integer.toString(TomcatThreads)),
+        // Boot's own base directory (tomcat.<port>.<n>) would outlive the app: it only marks it to delete if empty.
+        Map.entry("server.tomcat.basedir", ScratchDir.create("zoo-tomcat").toString()),
         Map.entry("spring.datasource.url", jdbcUrl),
         // Fixed size, as the pool the resource stands for: no idle shrinking while the lab samples it.
         Map.entry("spring.datasource.hikari.maximum-pool-size", Integer.toString(poolSize)),

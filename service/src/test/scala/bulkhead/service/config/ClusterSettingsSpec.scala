@@ -1,6 +1,6 @@
 package bulkhead.service.config
 
-import bulkhead.service.testkit.TestService
+import bulkhead.service.testkit.{Scratch, TestService}
 import com.typesafe.config.ConfigException
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -22,7 +22,7 @@ class ClusterSettingsSpec extends AnyFlatSpec with Matchers:
 
   /** A key store and a trust store: files that exist (the settings check them; Pekko reads them at start). */
   private lazy val stores: Seq[String] =
-    Seq("node", "trust").map(n => java.nio.file.Files.createTempFile(s"bulkhead-$n", ".p12").toString)
+    Seq("node", "trust").map(n => Scratch.file(s"bulkhead-$n", ".p12").toString)
 
   private def tlsFlags: Seq[String] = Seq("--set", s"bulkhead.cluster.tls.key-store=${stores(0)}",
     "--set", "bulkhead.cluster.tls.key-store-password=k", "--set", s"bulkhead.cluster.tls.trust-store=${stores(1)}",

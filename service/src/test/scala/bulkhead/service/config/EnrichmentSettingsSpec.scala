@@ -1,7 +1,7 @@
 package bulkhead.service.config
 
 import bulkhead.service.dispatch.WorkQueueSettings
-import bulkhead.service.testkit.TestService
+import bulkhead.service.testkit.{Scratch, TestService}
 import com.typesafe.config.ConfigException
 import org.scalatest.flatspec.AnyFlatSpec
 import org.scalatest.matchers.should.Matchers
@@ -57,7 +57,7 @@ class EnrichmentSettingsSpec extends AnyFlatSpec with Matchers:
   }
 
   "The Redis password" should "come from --redis-password-file or the environment, and never show in the settings" in {
-    val file = java.nio.file.Files.createTempFile("redis-password", "")
+    val file = Scratch.file("redis-password", "")
     try
       java.nio.file.Files.writeString(file, "from-file-pw\n")
       val env = Map(EnrichmentSettings.RedisPasswordVariable -> "from-env-pw")

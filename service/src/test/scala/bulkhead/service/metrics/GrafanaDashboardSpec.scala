@@ -1,6 +1,6 @@
 package bulkhead.service.metrics
 
-import bulkhead.service.testkit.{Promtool, ServedTraffic}
+import bulkhead.service.testkit.{Promtool, Scratch, ServedTraffic}
 import com.github.plokhotnyuk.jsoniter_scala.core.{JsonValueCodec, readFromArray}
 import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
 import org.scalatest.flatspec.AnyFlatSpec
@@ -51,7 +51,7 @@ class GrafanaDashboardSpec extends AnyFlatSpec with Matchers:
     val rules = queries.zipWithIndex.map { (q, i) =>
       s"      - record: dashboard:query_$i\n        expr: |\n          ${q.replace("$__rate_interval", "1m")}"
     }
-    val file = Files.createTempFile("dashboard-queries", ".rules.yml")
+    val file = Scratch.file("dashboard-queries", ".rules.yml")
     Files.writeString(file, rules.mkString("groups:\n  - name: dashboard\n    rules:\n", "\n", "\n"))
     val checked = Promtool.run(Seq("check", "rules", file.toString))
     withClue(checked.output.mkString("\n"))(checked.exitCode shouldBe 0)

@@ -1,7 +1,7 @@
 package bulkhead.service.testkit
 
 import java.net.{ServerSocket, Socket}
-import java.nio.file.Files
+import java.nio.file.{Files, Path}
 import scala.util.Using
 
 /** A real redis-server on a free loopback port, no persistence, stopped by its PID. */
@@ -31,7 +31,7 @@ object RedisProcess:
    * come last and win, e.g. `--requirepass`, or `--port 0 --tls-port <port>` for TLS only.
    */
   def start(port: Int = freePort(), extra: Seq[String] = Nil): RedisProcess =
-    val dir = Files.createTempDirectory("bulkhead-redis")
+    val dir = Scratch.dir("bulkhead-redis")
     val process =
       try
         val command = Seq("redis-server", "--port", port.toString, "--bind", "127.0.0.1", "--save", "",
@@ -45,7 +45,8 @@ object RedisProcess:
     while !accepts(port) do
       if !process.isAlive || System.nanoTime() > deadline then
         process.destroyForcibly()
-        throw IllegalStateException(s"redis-server did not start on port $port; see $dir/redis.log")
+        // Its directory goes with the test JVM: what redis-server said is in the message.
+        throw IllegalStateException(s"redis-server did not start on port $port: ${log(dir)}")
       Thread.sleep(20)
     RedisProcess(port, process, extra)
 
@@ -55,6 +56,10 @@ object RedisProcess:
     val redis = start(extra = extra)
     try body(redis)
     finally redis.stop()
+
+  private def log(dir: Path): String =
+    val file = dir.resolve("redis.log")
+    if Files.exists(file) then Files.readString(file).takeRight(2000) else "(no redis.log)"
 
   private def accepts(port: Int): Boolean =
     try

@@ -91,7 +91,7 @@ object ServiceProcess:
   /** Starts one service in a directory of its own (`env` added to its environment), waits until /health answers 200. */
   def started(args: Seq[String], jvmOptions: Seq[String] = Nil, env: Map[String, String] = Map.empty)
       : ServiceProcess =
-    val service = start("service", Files.createTempDirectory("bulkhead-service"), args, jvmOptions, env)
+    val service = start("service", Scratch.dir("bulkhead-service"), args, jvmOptions, env)
     awaitReady(service)
     if !HttpProbe.eventually(tries = 300, pauseMs = 100)(Try(HttpProbe.get(service.url("/health"), 5).status == 200)
         .getOrElse(false))

@@ -2,7 +2,7 @@ package bulkhead.peers.tomcat;
 
 import bulkhead.peers.PeerOptions;
 import bulkhead.peers.PoolOptions;
-import java.nio.file.Files;
+import bulkhead.peers.ScratchDir;
 import java.nio.file.Path;
 import org.apache.catalina.Context;
 import org.apache.catalina.connector.Connector;
@@ -18,7 +18,7 @@ public final class Main {
 
   public static void main(String[] args) throws Exception {
     PoolOptions options = PoolOptions.parse(Program, args);
-    Path base = Files.createTempDirectory("tomcat-peer");
+    Path base = ScratchDir.create("tomcat-peer");
     Tomcat tomcat = new Tomcat();
     tomcat.setBaseDir(base.toString());
     Connector connector = new Connector("HTTP/1.1");
