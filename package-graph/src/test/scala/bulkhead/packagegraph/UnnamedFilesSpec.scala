@@ -9,8 +9,9 @@ import scala.jdk.CollectionConverters.*
 
 /** The reader of the specs' coverage guards, on a small tree of sources written here. */
 class UnnamedFilesSpec extends AnyFlatSpec with Matchers with BeforeAndAfterAll:
-  // The trees of every case, deleted when the spec ends.
-  private val scratch = Files.createTempDirectory("unnamed-files")
+  // The trees of every case, deleted when the spec ends; made at the first, as the engine also builds specs it only
+  // lists.
+  private lazy val scratch = Files.createTempDirectory("unnamed-files")
 
   override def afterAll(): Unit =
     val all = Files.walk(scratch)
