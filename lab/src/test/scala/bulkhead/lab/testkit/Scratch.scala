@@ -19,7 +19,10 @@ object Scratch:
     val dir = Files.createTempDirectory(s"$Prefix${ProcessHandle.current().pid()}-")
     // Others may pass through it, not list it: PostgreSQL runs as its own user in a directory under it.
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"))
-    Runtime.getRuntime.addShutdownHook(Thread(() => { Children.stopAll(); delete(dir) }, "bulkhead-lab-scratch"))
+    // Children is made here, not first in the hook: made during the JVM's exit, it could not add its own hook and
+    // would fail, and nothing would be deleted.
+    val children = Children
+    Runtime.getRuntime.addShutdownHook(Thread(() => { children.stopAll(); delete(dir) }, "bulkhead-lab-scratch"))
     sweepDead(dir.getParent)
     dir
 
