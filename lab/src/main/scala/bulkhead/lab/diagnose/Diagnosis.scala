@@ -356,7 +356,7 @@ private final class DiagnosisOf(r: RunRecord):
    * measured, and why the run's differs (its edges: the connections opening, the drain).
    */
   private def edges: Option[String] = sampled.filter(s => math.abs(s.expected / r.throughput.max(1e-9) - 1) > Noise)
-    .map(s => f"; measured between the samples inside the load (seconds ${s.from} to ${s.to}): ${X}%.1f req/s, where " +
+    .map(s => f"; measured between the samples inside the load (${s.from}%.1f to ${s.to}%.1f s): ${X}%.1f req/s, where " +
       f"the whole run's ${r.throughput}%.1f req/s over its ${r.load.durationSeconds}%.0f s also count its edges (the " +
       "connections opening, the drain)")
 

@@ -302,7 +302,7 @@ class DiagnosisSpec extends AnyFlatSpec with Matchers:
       v.name shouldBe "pool blocking-pool"
       v.ratio shouldBe 1.0 +- 0.05
       v.measured should be > r.throughput * 1.05
-      v.cap.why should include regex """measured between the samples inside the load \(seconds \d+ to \d+\): 9\d\d\d\.\d """ +
+      v.cap.why should include regex """measured between the samples inside the load \(\d+\.\d to \d+\.\d s\): 9\d\d\d\.\d """ +
         """req/s, where the whole run's 8800.3 req/s over its 20 s also count its edges"""
       v.cap.why should not include "while the requests took longer around it"
     }
