@@ -345,10 +345,14 @@ private final class DiagnosisOf(r: RunRecord):
   private def unlike(m: Measured): Option[String] =
     val cap = capOf(m).perSecond
     Option.when(m.saturated && X < cap * (1 - Noise)) {
-      f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: ${m.occupancy}%.1f of ${m.size}%.0f " +
-        f"${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by Little's law, while the requests took longer " +
-        "around it (time outside the resource on its path: a queue ahead of it, the connection's own work, or samples " +
-        "in which the load left it room)"
+      val above = f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: "
+      if m.resource == Resource.Cpu then
+        above + f"the cores were ${m.occupancy / m.size * 100}%.0f%% busy on the mean, and the bound counts them all " +
+          "busy (a server that cannot keep every core busy, one worker process or a single loop, leaves the rest idle)"
+      else
+        above + f"${m.occupancy}%.1f of ${m.size}%.0f ${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by " +
+          "Little's law, while the requests took longer around it (time outside the resource on its path: a queue " +
+          "ahead of it, the connection's own work, or samples in which the load left it room)"
     }
 
   /**
