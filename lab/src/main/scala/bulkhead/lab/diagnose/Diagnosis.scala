@@ -345,10 +345,14 @@ private final class DiagnosisOf(r: RunRecord):
   private def unlike(m: Measured): Option[String] =
     val cap = capOf(m).perSecond
     Option.when(m.saturated && X < cap * (1 - Noise)) {
-      f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: ${m.occupancy}%.1f of ${m.size}%.0f " +
-        f"${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by Little's law, while the requests took longer " +
-        "around it (time outside the resource on its path: a queue ahead of it, the connection's own work, or samples " +
-        "in which the load left it room)"
+      val above = f"; the bound is ${(cap / X - 1) * 100}%.0f%% above the measurement: "
+      if m.resource == Resource.Cpu then
+        above + f"the cores were ${m.occupancy / m.size * 100}%.0f%% busy on the mean, and the bound counts them all " +
+          "busy (a server that cannot keep every core busy, one worker process or a single loop, leaves the rest idle)"
+      else
+        above + f"${m.occupancy}%.1f of ${m.size}%.0f ${unitOf(m)} held on the mean, so ${fmt(m.hold)} s each by " +
+          "Little's law, while the requests took longer around it (time outside the resource on its path: a queue " +
+          "ahead of it, the connection's own work, or samples in which the load left it room)"
     }
 
   /**
@@ -356,7 +360,7 @@ private final class DiagnosisOf(r: RunRecord):
    * measured, and why the run's differs (its edges: the connections opening, the drain).
    */
   private def edges: Option[String] = sampled.filter(s => math.abs(s.expected / r.throughput.max(1e-9) - 1) > Noise)
-    .map(s => f"; measured between the samples inside the load (seconds ${s.from} to ${s.to}): ${X}%.1f req/s, where " +
+    .map(s => f"; measured between the samples inside the load (${s.from}%.1f to ${s.to}%.1f s): ${X}%.1f req/s, where " +
       f"the whole run's ${r.throughput}%.1f req/s over its ${r.load.durationSeconds}%.0f s also count its edges (the " +
       "connections opening, the drain)")
 

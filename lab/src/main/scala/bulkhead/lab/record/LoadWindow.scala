@@ -17,6 +17,12 @@ import bulkhead.lab.sample.Sample
  * window, each occupancy's and through it each hold and bound. One that still holds the load is kept (an open loop's
  * last sample reads the backlog it left, which its answers still count). Edge samples are all kept when no sample lies
  * between the edges (a short run sampled rarely), and samples outside the window only when none lies in it.
+ *
+ * A closed loop's clients all start at once, but a server that accepts slowly takes them in over seconds: the first
+ * samples inside the load then read the clients still arriving (Akka HTTP's pool of 1,000 threads held 199 and 679 in
+ * its first two samples, 851 to 996 in the eleven after), and with them every mean over the window would read the
+ * pool 88 % full where it was full. Leading samples that hold fewer busy threads than every later one inside the load,
+ * by the same margin as a drain ([[drained]]), are left out as [[arriving]].
  */
 object LoadWindow:
   /** How far from an edge of the load a sample may read the other side of it, in seconds. */
@@ -35,9 +41,21 @@ object LoadWindow:
     val read = (inside ++ kept).sortBy(_.second)
     if read.nonEmpty then read else if inWindow.nonEmpty then inWindow else all
 
-  /** The samples of `all` between the edges of the load measured from `from` to `to`: each reads it at full strength. */
+  /**
+   * The samples of `all` between the edges of the load measured from `from` to `to`, but those that read its clients
+   * still arriving ([[arriving]]): each reads it at full strength.
+   */
   def between(all: Seq[Sample], from: Double, to: Double): Seq[Sample] =
-    within(all, from, to).filterNot(s => atStart(s, from) || atEnd(s, to))
+    val inside = within(all, from, to).filterNot(s => atStart(s, from) || atEnd(s, to)).sortBy(_.second)
+    if from > 0 then inside else inside.drop(arriving(inside.map(busy)))
+
+  /**
+   * How many of a closed loop's first samples, busy threads `busy` in the order taken, read its clients still arriving:
+   * the leading ones that each hold fewer than every later one, by more than a drain does ([[drained]]). A load that
+   * starts inside the run (a ramp's measured phase) arrives by design, and is not read this way.
+   */
+  def arriving(busy: Seq[Int]): Int =
+    busy.indices.find(i => i == busy.size - 1 || !drained(busy.drop(i + 1).min, busy(i))).getOrElse(0)
 
   /**
    * Whether any sample of `all` read the load at all: one in its window that is not the one taken as it started (which

@@ -49,6 +49,31 @@ class LoadWindowSpec extends AnyFlatSpec with Matchers:
     r.measuredSamples shouldBe r.samples
   }
 
+  it should "leave out the first samples of a closed loop that read its clients still arriving" in {
+    // Akka HTTP took row 4's 1,000 clients in over ~4 s: 199 and 679 busy in its first two samples inside the load.
+    val r = recorded("row-4-akka-arriving")
+    val inside = r.samples.filter(s => s.second > LoadWindow.Slack && s.second < r.measuredTo - LoadWindow.Slack)
+    busy(r, "my-blocking-dispatcher").min should be > 800
+    inside.take(2).map(LoadWindow.busy).max should be < 700
+    r.measuredSamples.head.second shouldBe inside(2).second
+    // Then the pool reads full on the mean, where with them it read 88 %.
+    val mean = busy(r, "my-blocking-dispatcher").sum.toDouble / r.measuredSamples.size
+    mean should be > 950.0
+  }
+
+  it should "read as arriving only leading samples below every later one by more than a drain" in {
+    LoadWindow.arriving(Seq(199, 679, 953, 943, 991, 851)) shouldBe 2
+    LoadWindow.arriving(Seq(953, 943, 991, 851)) shouldBe 0
+    // Noise among a few busy threads is no arrival; a first sample of none is.
+    LoadWindow.arriving(Seq(3, 2, 5)) shouldBe 0
+    LoadWindow.arriving(Seq(0, 3, 2, 5)) shouldBe 1
+    // A low sample later on is not an arrival, and the last sample is always kept.
+    LoadWindow.arriving(Seq(990, 400, 995)) shouldBe 0
+    LoadWindow.arriving(Seq(10, 500)) shouldBe 1
+    LoadWindow.arriving(Seq(10)) shouldBe 0
+    LoadWindow.arriving(Nil) shouldBe 0
+  }
+
   "A drain" should "be a fall below the fewest busy threads inside the load by more than their square root" in {
     LoadWindow.drained(961, 798) shouldBe true
     LoadWindow.drained(1000, 243) shouldBe true
