@@ -14,7 +14,9 @@ class ScratchSpec extends AnyFlatSpec with Matchers:
   private def classpath: String =
     val deps = Path.of("target", "runtime-classpath.txt")
     require(Files.exists(deps), s"$deps missing: build the lab first (./mvnw -pl lab -am test-compile)")
-    Seq("target/test-classes", "target/classes").map(Path.of(_).toAbsolutePath.toString).mkString(":") + ":" +
+    // The package graph's classes (ScratchRoot) are a test dependency, not in the runtime classpath.
+    Seq("target/test-classes", "target/classes", "../package-graph/target/classes").map(Path.of(_).toAbsolutePath
+      .toString).mkString(":") + ":" +
       Files.readString(deps).trim
 
   /** Starts a [[ScratchUser]] with `mode`; returns it and the file it wrote. */
