@@ -10,8 +10,13 @@ final class Child(val name: String, val process: Process, val log: Path):
   def pid: Long = process.pid()
   def isAlive: Boolean = process.isAlive
 
-  /** The end of its log, for an error that names it: the log may not outlive the caller (a test's temporary one). */
-  def logTail: String = if Files.isRegularFile(log) then Files.readString(log).takeRight(2000) else ""
+  /**
+   * The end of its log, for an error that names it: the log may not outlive the caller (a test's temporary one). Read
+   * leniently (a log cut mid-character, or not UTF-8, still gives its end), never failing the error it is part of.
+   */
+  def logTail: String =
+    scala.util.Try(String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8).takeRight(2000))
+      .getOrElse("")
 
   /** Sends `signal` (e.g. STOP, CONT) to this child alone, by its PID; false when kill(1) failed (it has exited). */
   def signal(signal: String): Boolean =
