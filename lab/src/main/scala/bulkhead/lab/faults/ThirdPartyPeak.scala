@@ -10,9 +10,10 @@ import scala.concurrent.duration.*
  * The most calls the third party (the stub) had at once, from its `stub_in_flight` gauge polled every `every` on its
  * /metrics: a sampler once a second would miss the peaks of calls that last a second. The calls a hang fault still
  * holds (`stub_calls_hung`: taken before, their callers long gone, never answered) are not the callers' and are left
- * out. `peak` is None when no poll read the gauge.
+ * out. Only polls from `countFrom` on count: a warm-up's calls, which callers just started abandon while the stub
+ * still holds them, are not the counted window's. `peak` is None when no poll read the gauge.
  */
-final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration):
+final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration, countFrom: FiniteDuration):
   private val max = AtomicInteger(-1)
   private val started = System.nanoTime()
   // When the peak was first read, in seconds since the polling began (the poller's thread alone writes it).
@@ -20,7 +21,8 @@ final class ThirdPartyPeak private (metricsUrl: String, every: FiniteDuration):
   private val polling = AtomicBoolean(true)
   private val thread = Thread(() =>
     while polling.get do
-      Stack.get(metricsUrl, 2.seconds).toOption.flatMap(ThirdPartyPeak.inFlight).foreach(n =>
+      val counted = System.nanoTime() - started >= countFrom.toNanos
+      Stack.get(metricsUrl, 2.seconds).toOption.filter(_ => counted).flatMap(ThirdPartyPeak.inFlight).foreach(n =>
         if n > max.get then
           max.set(n)
           at = Some((System.nanoTime() - started) / 1e9))
@@ -42,7 +44,8 @@ object ThirdPartyPeak:
   val Gauge = "stub_in_flight"
   val Hung = "stub_calls_hung"
 
-  def start(metricsUrl: String, every: FiniteDuration = 10.millis): ThirdPartyPeak = ThirdPartyPeak(metricsUrl, every)
+  def start(metricsUrl: String, every: FiniteDuration = 10.millis, countFrom: FiniteDuration = Duration.Zero)
+      : ThirdPartyPeak = ThirdPartyPeak(metricsUrl, every, countFrom)
 
   /** The stub's calls in flight now that it is working on (less those a hang holds), from its /metrics text. */
   def inFlight(metrics: String): Option[Int] =

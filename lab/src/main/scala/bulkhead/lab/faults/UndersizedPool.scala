@@ -66,7 +66,8 @@ object UndersizedPool:
       Stack.post(stub.url(s"/admin/latency?value=${u.stubLatency.describe}")).left.foreach(e =>
         throw IllegalStateException(s"could not set the stub's latency: $e"))
       try
-        val peak = ThirdPartyPeak.start(stub.url("/metrics"))
+        // Over the counted window, as every goodput figure: the polling starts as the drivers do.
+        val peak = ThirdPartyPeak.start(stub.url("/metrics"), countFrom = u.warmUp)
         val measured = all(services.zipWithIndex.map { case ((mode, served), i) =>
           val driver = GoodputDriver(mode, u.slots, u.users, customers, u.warmUp, u.window,
             u.stubLatencyMs, shipped.soapTimeout)
