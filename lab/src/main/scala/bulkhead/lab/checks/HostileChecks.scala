@@ -28,15 +28,24 @@ object HostileChecks:
         Check("service watched (/health, log)", false, "the run recorded no watch of the service")))
       watch :+ designed(t.hostile)
 
+  /**
+   * Every probe from the fault on answered 200, the slowest within the limit. A probe that overlapped a pause the lab
+   * itself put on the service (its full GC to read the heap held) must be answered too, but its time is the lab's,
+   * not the service's: it is said apart and not held to the limit.
+   */
   def health(t: FaultTimeline, w: ServiceWatch): Check =
     val during = w.seconds.filter(s => s.second >= t.injectAt.toInt && s.healthProbes > 0)
     val probes = during.map(_.healthProbes).sum
     val ok = during.map(_.healthOk).sum
-    val worst = during.map(_.healthWorstMs).maxOption
+    val worst = w.healthWorstMs(t.injectAt)
+    val paused = during.map(_.labPausedProbes).sum
+    val pausedText = if paused == 0 then "" else
+      s"; $paused overlapped the lab's own pause (${w.labPauses.map(_.what).distinct.mkString(", ")}), the slowest " +
+        s"of them in ${w.labPausedWorstMs(t.injectAt).fold("-")(ms)}, left out of the slowest"
     Check(f"/health within ${HealthLimitMs / 1000}%.0f s from the fault to the run's end",
-      probes > 0 && ok == probes && worst.exists(_ <= HealthLimitMs),
-      s"$ok of $probes probes answered 200, the slowest in ${worst.fold("-")(ms)}; before the fault the slowest " +
-        s"${w.healthWorstMs(0, t.injectAt).fold("-")(ms)}")
+      probes > 0 && ok == probes && worst.forall(_ <= HealthLimitMs),
+      s"$ok of $probes probes answered 200, the slowest in ${worst.fold("-")(ms)}$pausedText; before the fault the " +
+        s"slowest ${w.healthWorstMs(0, t.injectAt).fold("-")(ms)}")
 
   def log(w: ServiceWatch, hostile: Seq[HostileClients]): Check =
     val requests = hostile.map(_.requests).sum
@@ -48,12 +57,15 @@ object HostileChecks:
 
   def designed(hostile: Seq[HostileClients]): Check =
     val text = hostile.map { h =>
-      val other = h.statuses.keySet -- h.designed
-      s"${h.group}: ${HostileChecks.outcomes(h)}" +
+      val other = h.undesigned
+      val late = h.late.filter(_.outcomes.nonEmpty).fold("")(l =>
+        f" (${l.outcomes.values.sum}%,d lasted past ${l.reason}, ${l.pastMs / 1000}%.0f s: " +
+          s"${l.outcomes.toSeq.sortBy(_._1.label).map((o, n) => f"${o.word}: $n%,d").mkString(", ")}; " +
+          s"designed for them: ${(h.designed ++ l.designed).toSeq.sorted.mkString(", ")})")
+      s"${h.group}: ${HostileChecks.outcomes(h)}$late" +
         (if other.isEmpty then "" else s"; NOT designed: ${other.toSeq.sorted.mkString(", ")}")
     }
-    Check("hostile clients get designed answers only", hostile.forall(h => h.statuses.keySet.subsetOf(h.designed)),
-      text.mkString("; "))
+    Check("hostile clients get designed answers only", hostile.forall(_.undesigned.isEmpty), text.mkString("; "))
 
   /** A hostile group's requests by outcome, statuses first (`200: 1,800, 400: 200, abandoned: 3`). */
   def outcomes(h: HostileClients): String =

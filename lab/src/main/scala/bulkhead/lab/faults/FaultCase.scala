@@ -37,12 +37,14 @@ trait FaultTarget:
   def steadyUsers: Int
   /** The service's shipped max-head-bytes, to size the heads of hostile clients. */
   def maxHeadBytes: Int
+  /** The service's shipped request-head-timeout: what it answers a head held longer is 408. */
+  def requestHeadTimeout: FiniteDuration
   /**
    * Starts hostile clients (`start` gets the service's port and the log to record in), their requests recorded apart
    * from the well-behaved users' under `name`, with what they did and the statuses the design gives them; they run
    * until [[stopHostile]] or the run's end.
    */
-  def startHostile(name: String, description: String, designed: Set[Int])(
+  def startHostile(name: String, description: String, designed: Set[Int], late: Option[LateDesign] = None)(
       start: (Int, RequestLog) => HostileLoad): HostileLoad
   def stopHostile(name: String): Unit
   /** Reads the service's heap after a full GC now, as what the hostile clients `name` hold. */

@@ -2,7 +2,7 @@ package bulkhead.lab.faults
 
 import bulkhead.lab.load.{ClosedLoopUsers, HeldConnections, Holding, HostileLoad, RunningGroup, UserGroup}
 import bulkhead.lab.process.{Dependencies, RedisCommand, Served, Stack}
-import bulkhead.lab.record.{HostileClients, RequestLog}
+import bulkhead.lab.record.{HostileClients, LateRequests, RequestLog}
 import bulkhead.lab.sample.Retained
 import bulkhead.stub.Latency
 
@@ -19,13 +19,14 @@ import scala.util.Try
  */
 final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, path: Int => String,
     val baseLatency: Latency.Fixed, val maxConnections: Int, val steadyUsers: Int, progress: String => Unit,
-    val maxHeadBytes: Int = 65536) extends FaultTarget:
+    val maxHeadBytes: Int = 65536, val requestHeadTimeout: FiniteDuration = 10.seconds) extends FaultTarget:
   private val extra = TrieMap[String, RunningGroup]()
   private val held = TrieMap[String, HeldConnections]()
   /** The hostile clients' requests, on the run's clock, apart from the well-behaved users' `log`. */
   val hostileLog: RequestLog = RequestLog(log.t0Nanos)
   @volatile private var hostile = Vector.empty[HostileGroup]
   @volatile private var closing = Vector.empty[Thread]
+  @volatile private var watcher = Option.empty[ServiceWatcher]
   private val stopped = TrieMap[Long, String]()
 
   private def stub: Served = deps.stub.getOrElse(fail("no stub was started"))
@@ -66,26 +67,35 @@ final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, 
   /** Closing thousands takes seconds (paced): it goes on beside the recovery; the run waits for it at its end. */
   def releaseConnections(name: String): Unit = held.remove(name).foreach(h => closing :+= h.closeInBackground())
 
-  def startHostile(name: String, description: String, designed: Set[Int])(
+  def startHostile(name: String, description: String, designed: Set[Int], late: Option[LateDesign] = None)(
       start: (Int, RequestLog) => HostileLoad): HostileLoad =
     val load = start(service.port, hostileLog)
-    hostile :+= HostileGroup(name, description, designed, load)
+    hostile :+= HostileGroup(name, description, designed, load, late)
     progress(s"  hostile clients started: $name")
     load
   def stopHostile(name: String): Unit = hostile.filter(_.name == name).foreach(_.stop())
   def heldHeap(name: String): Unit =
-    val heap = Retained.read(service.child.pid, service.url("/metrics")).heapMb
+    val heap = Retained.heapAfterGc(service.child.pid, service.url("/metrics"), gc =>
+      watcher.fold(gc())(_.pausedByLab(s"a full GC to read the heap held by $name")(gc())))
     hostile.filter(_.name == name).foreach(_.heldHeapMb = heap)
     progress(s"  heap held with $name: ${heap.fold("no reading")(h => f"$h%.0f MB")} (after a full GC)")
 
   /** Watches the service from outside (/health, descriptors, its log) on the run's clock, until stopped. */
-  def watch(): ServiceWatcher = ServiceWatcher(service.port, service.child.pid, service.child.log, log.t0Nanos)
+  def watch(): ServiceWatcher =
+    val w = ServiceWatcher(service.port, service.child.pid, service.child.log, log.t0Nanos)
+    watcher = Some(w)
+    w
 
   /** The hostile clients of the run, each with what came of its requests (once they are stopped). */
   def hostileClients: Seq[HostileClients] =
-    val outcomes = hostileLog.all.groupBy(_.group).view.mapValues(_.groupMapReduce(_.outcome)(_ => 1)(_ + _)).toMap
-    hostile.map(g => HostileClients(g.name, g.description, g.load.connections, g.designed,
-      outcomes.getOrElse(g.name, Map.empty), g.heldHeapMb))
+    val byGroup = hostileLog.all.groupBy(_.group)
+    def count(entries: Seq[RequestLog.Entry]) = entries.groupMapReduce(_.outcome)(_ => 1)(_ + _)
+    hostile.map { g =>
+      val entries = byGroup.getOrElse(g.name, Nil)
+      val late = g.late.map(d => LateRequests(d.after.toMillis.toDouble, d.reason, d.designed,
+        count(entries.filter(_.latencyMs >= d.after.toMillis))))
+      HostileClients(g.name, g.description, g.load.connections, g.designed, count(entries), g.heldHeapMb, late)
+    }
 
   /** Stops every extra group (each user finishes its request) and the hostile clients; true if every user ended. */
   def stopAll(): Boolean =
@@ -116,7 +126,7 @@ final class FaultControls(deps: Dependencies, service: Served, log: RequestLog, 
 
 /** Hostile clients started by a fault, stopped once (at clear or at the run's end). */
 private final class HostileGroup(val name: String, val description: String, val designed: Set[Int],
-    val load: HostileLoad):
+    val load: HostileLoad, val late: Option[LateDesign]):
   @volatile var heldHeapMb: Option[Double] = None
   private val stopped = java.util.concurrent.atomic.AtomicBoolean(false)
   def stop(): Unit = if stopped.compareAndSet(false, true) then load.stop()

@@ -187,7 +187,7 @@ object FaultSuite:
     val hungBefore = Option.when(fault.hung)(HungReadings.read(deps, metrics))
     val driver = FaultDriver(fault, s.phases, s.steadyUsers, s.customers, (log, path) =>
       FaultControls(deps, service, log, path, s.stubLatency, shipped.maxConnections, s.steadyUsers, progress,
-        shipped.maxHeadBytes), progress)
+        shipped.maxHeadBytes, shipped.requestHeadTimeout), progress)
     val info = FaultRun.info(s"$mode-${fault.name}", fault.description, service.url("/customers"), driver, flags,
       s.stubLatency, s.customers, Heap, settings, Source)
     val sampler = ServiceSampler(service.child.pid, Some(metrics), dependencies = deps.pids)

@@ -1,7 +1,7 @@
 package bulkhead.lab.faults
 
 import bulkhead.lab.load.ClosedLoopUsers
-import bulkhead.lab.record.{ServiceWatch, WatchSecond}
+import bulkhead.lab.record.{LabPause, ServiceWatch, WatchSecond}
 
 import java.io.{BufferedInputStream, IOException, InputStream}
 import java.net.{InetSocketAddress, Socket}
@@ -15,12 +15,16 @@ import scala.util.Try
  * [[ServiceWatcher.ProbeEvery]] on its own keep-alive connection (opened before any fault, so a fault that takes every
  * connection slot is measured on what the service does, not on whether a newcomer gets in), and once a second the
  * service's open file descriptors (/proc) and its log's size. `t0Nanos` is the run's clock (its request log's).
+ * What the lab itself does to the service (a full GC to read its heap) is done through [[pausedByLab]]: a probe it
+ * held is kept apart, so that the promise is measured on the service, not on the lab's own pause.
  */
 final class ServiceWatcher(port: Int, pid: Long, log: Path, t0Nanos: Long):
   import ServiceWatcher.*
   private val logBefore = logSize(log)
   private val descriptorsBefore = descriptors(pid)
-  private val probes = mutable.ArrayBuffer[(Int, Boolean, Double)]()
+  private val probes = mutable.ArrayBuffer[Probe]()
+  // Each pause's start and end (System.nanoTime); a pause in progress ends at Long.MaxValue.
+  private val pauses = mutable.ArrayBuffer[(Long, Long, String)]()
   private val gauges = mutable.Map[Int, (Option[Int], Option[Long])]()
   @volatile private var running = true
   private val thread = Thread(() => watch(), "lab-service-watch")
@@ -63,9 +67,18 @@ final class ServiceWatcher(port: Int, pid: Long, log: Path, t0Nanos: Long):
     running = false
     thread.join(ProbeTimeoutMs + 1000L)
 
+  /** Runs `body`, a pause the lab puts on the service (`what` says which), and keeps the probes it held apart. */
+  def pausedByLab[A](what: String)(body: => A): A =
+    val start = System.nanoTime()
+    val at = synchronized { pauses += ((start, Long.MaxValue, what)); pauses.size - 1 }
+    try body finally synchronized(pauses(at) = (start, System.nanoTime(), what))
+
   private def record(start: Long, ok: Boolean): Unit =
-    val ms = (System.nanoTime() - start) / 1e6
-    synchronized(probes += ((second, ok, ms)))
+    val end = System.nanoTime()
+    synchronized {
+      val paused = pauses.exists((from, to, _) => from < end && to > start)
+      probes += Probe(second, ok, (end - start) / 1e6, paused)
+    }
 
   private def close(s: Socket): Null =
     try s.close() catch case _: IOException => ()
@@ -80,15 +93,21 @@ final class ServiceWatcher(port: Int, pid: Long, log: Path, t0Nanos: Long):
     stopNow()
     Thread.sleep(Settle)
     val last = math.ceil(endAt).toInt
-    val (byProbe, byGauge) = synchronized((probes.toSeq, gauges.toMap))
+    val (byProbe, byGauge, byLab) = synchronized((probes.toSeq, gauges.toMap, pauses.toSeq))
     val seconds = (0 until last).map { s =>
-      val in = byProbe.filter(_._1 == s)
+      val in = byProbe.filter(_.second == s)
+      val (paused, own) = in.partition(_.labPaused)
       val (d, l) = byGauge.getOrElse(s, (None, None))
-      WatchSecond(s, in.size, in.count(_._2), in.map(_._3).maxOption.getOrElse(0.0), d, l)
+      WatchSecond(s, in.size, in.count(_.ok), own.map(_.ms).maxOption.getOrElse(0.0), d, l, paused.size,
+        paused.map(_.ms).maxOption.getOrElse(0.0))
     }
-    ServiceWatch(seconds, logBefore, logSize(log), descriptorsBefore, descriptors(pid), ProbeEvery)
+    def at(nanos: Long) = (nanos - t0Nanos) / 1e9
+    ServiceWatch(seconds, logBefore, logSize(log), descriptorsBefore, descriptors(pid), ProbeEvery,
+      byLab.map((from, to, what) => LabPause(at(from), at(to), what)))
 
 object ServiceWatcher:
+  private final case class Probe(second: Int, ok: Boolean, ms: Double, labPaused: Boolean)
+
   /** A probe every 250 ms: four a second, enough to see a stall of a second, and nothing a service notices. */
   val ProbeEvery = 250L
   /** A probe not answered in 5 s has failed (it counts 5 s, past the 1 s promise). */

@@ -1,7 +1,7 @@
 package bulkhead.lab.checks
 
 import bulkhead.lab.record.RequestOutcome
-import bulkhead.lab.record.{FaultTimeline, RecordJson, RunRecord, ServiceWatch}
+import bulkhead.lab.record.{FaultTimeline, LabPause, LateRequests, RecordJson, RunRecord, ServiceWatch}
 import bulkhead.lab.report.FaultsReport
 import bulkhead.lab.testkit.{Fixtures, Scratch}
 import org.scalatest.flatspec.AnyFlatSpec
@@ -46,6 +46,34 @@ class HostileChecksSpec extends AnyFlatSpec with Matchers:
     // Before the fault it is a figure, not a check.
     failed(watched(heads)(w => w.copy(seconds = w.seconds.map(s =>
       if s.second == 0 then s.copy(healthWorstMs = 1500) else s)))) shouldBe empty
+  }
+
+  it should "leave out of the slowest a probe the lab's own pause held, but not one it left unanswered" in {
+    val at = timeline(heads).injectAt.toInt + 1
+    def paused(ok: Int) = watched(heads)(w => w.copy(seconds = w.seconds.map(s =>
+      if s.second == at then s.copy(labPausedProbes = 1, labPausedWorstMs = 1500, healthOk = s.healthOk - ok) else s),
+      labPauses = Seq(LabPause(at + 0.2, at + 1.6, "a full GC to read the heap held by large-heads"))))
+    failed(paused(0)) shouldBe empty
+    val check = HostileChecks.health(timeline(paused(0)), timeline(paused(0)).watch.get)
+    check.detail should include("1 overlapped the lab's own pause (a full GC to read the heap held by large-heads), " +
+      "the slowest of them in 1500 ms, left out of the slowest")
+    failed(paused(1)) shouldBe Seq("/health within 1 s from the fault to the run's end")
+  }
+
+  it should "take a 408 for a head held past the service's request-head-timeout as designed, and only then" in {
+    def heads408(late408: Int, lateDesigned: Set[Int] = Set(408)) = edit(heads)(t => t.copy(hostile = t.hostile.map(h =>
+      if h.group != "large-heads" then h
+      else h.copy(outcomes = Map(RequestOutcome.Status(200) -> 1780, RequestOutcome.Status(408) -> 220),
+        late = Some(LateRequests(10000, "the service's request-head-timeout", lateDesigned,
+          Map(RequestOutcome.Status(408) -> late408, RequestOutcome.Status(200) -> 5)))))))
+    failed(heads408(220)) shouldBe empty
+    HostileChecks.designed(timeline(heads408(220)).hostile).detail should include(
+      "large-heads: 200: 1,780, 408: 220 (225 lasted past the service's request-head-timeout, 10 s: 200: 5, 408: 220; " +
+        "designed for them: 200, 408)")
+    // A 408 sooner than the deadline is the service's fault, and so is a late 408 the design does not give.
+    failed(heads408(200)) shouldBe Seq("hostile clients get designed answers only")
+    HostileChecks.designed(timeline(heads408(200)).hostile).detail should include("NOT designed: 408")
+    failed(heads408(220, Set.empty)) shouldBe Seq("hostile clients get designed answers only")
   }
 
   it should "fail when the log grew by a line a hostile request" in {
