@@ -74,17 +74,23 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
     Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
       val limit = settings.maxResponseBytes.toLong
       val length = response.entity.contentLengthOption
-      if length.exists(_ > limit) then
-        // An answer declared too long is refused unread: toStrict would fail without subscribing to its bytes, and the
-        // pool would hold the connection a second (subscription-timeout) and log a warning per answer. Cancelling the
-        // bytes closes the connection at once.
-        response.entity.dataBytes.runWith(Sink.cancelled)
-        Future.failed(EntityStreamSizeException(limit, length))
-      else
-        // The deadline ends the body (above); toStrict's own timeout is only a backstop, after it.
-        response.entity.toStrict(deadline.timeLeft + 1.second, limit).map { strict =>
-          SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
-        }
+      response.entity match
+        case _ if length.exists(_ > limit) =>
+          // An answer declared too long is refused unread: toStrict would fail without subscribing to its bytes, and
+          // the pool would hold the connection a second (subscription-timeout) and log a warning per answer.
+          // Cancelling the bytes closes the connection at once (a strict answer has none left to cancel).
+          if !response.entity.isStrict then response.entity.dataBytes.runWith(Sink.cancelled)
+          Future.failed(EntityStreamSizeException(limit, length))
+        // optimization: an answer that came whole with its head (the usual few hundred bytes) is read here, where
+        // Pekko HTTP's toStrict(timeout, maxBytes) runs a stream even for a strict entity: a materialisation, a stream
+        // actor started and stopped, and a timer, for every answer.
+        case strict: HttpEntity.Strict =>
+          Future.successful(SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml))
+        case streamed =>
+          // The deadline ends the body (above); toStrict's own timeout is only a backstop, after it.
+          streamed.toStrict(deadline.timeLeft + 1.second, limit).map { strict =>
+            SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
+          }
     }.onComplete { result =>
       timer.cancel()
       end.trySuccess(())

@@ -85,7 +85,56 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
     def endpoint: String = s"http://127.0.0.1:${server.getLocalPort}/soap"
     def close(): Unit = server.close()
 
+  /**
+   * A third party on a raw socket that sends each answer in two parts, its head and then, 100 ms later, its body: the
+   * client gets the answer's head without its body, and reads the body as it streams in.
+   */
+  private final class AnswersInTwoParts:
+    private val customer = bulkhead.stub.CustomerDirectory(10).find(3).get
+    private val answer = bulkhead.stub.SoapMessages.customer(customer)
+    val server = ServerSocket(0, 50, InetAddress.getLoopbackAddress)
+    def name: String = customer.name
+
+    private val accepting = Thread(() =>
+      try
+        while true do
+          val socket = server.accept()
+          val t = Thread(() =>
+            try
+              val in = socket.getInputStream
+              val head = StringBuilder()
+              while !head.endsWith("\r\n\r\n") do
+                val b = in.read()
+                if b < 0 then throw java.io.EOFException()
+                head.append(b.toChar)
+              val out = socket.getOutputStream
+              out.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n" +
+                s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII"))
+              out.flush()
+              Thread.sleep(100)
+              out.write(answer)
+              out.flush()
+            catch case _: java.io.IOException => ()
+            finally socket.close())
+          t.setDaemon(true)
+          t.start()
+      catch case _: java.io.IOException => ())
+    accepting.setDaemon(true)
+    accepting.start()
+
+    def endpoint: String = s"http://127.0.0.1:${server.getLocalPort}/soap"
+    def close(): Unit = server.close()
+
   behavior of "NonBlockingSoapClient"
+
+  for (on, transport) <- transports do
+    it should s"read an answer whose body comes after its head ($on)" in {
+      val third = AnswersInTwoParts()
+      val client = NonBlockingSoapClient(settings(third.endpoint, 5.seconds, connections = 1), retryAfterMillis = 1000,
+        transport)
+      try Await.result(client.getCustomer(3), 10.seconds).map(_.name) shouldBe Right(third.name)
+      finally third.close()
+    }
 
   for (on, transport) <- transports do
     it should s"close the connection of a call at its deadline, so that the next call has a slot ($on)" in {
