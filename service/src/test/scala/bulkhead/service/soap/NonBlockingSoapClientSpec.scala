@@ -40,35 +40,25 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
       .copy(requestTimeout = timeout, maxConnections = connections)
 
   /**
-   * A third party on a raw socket: it reads each connection's request, never answers the first connection (a third
-   * party that hangs), answers the others, and records when a connection was closed by the client (its read ends).
+   * A third party on a raw loopback socket answering customer 3: each connection it accepts is served by `serve` on a
+   * thread of its own (with the connection's number, from 1).
    */
-  private final class HangsOnce:
-    private val customer = bulkhead.stub.CustomerDirectory(10).find(3).get
-    private val answer = bulkhead.stub.SoapMessages.customer(customer)
+  private abstract class RawThirdParty:
+    protected val customer = bulkhead.stub.CustomerDirectory(10).find(3).get
+    protected val answer = bulkhead.stub.SoapMessages.customer(customer)
     val server = ServerSocket(0, 50, InetAddress.getLoopbackAddress)
     val connections = AtomicInteger()
-    val closedByClient = ConcurrentLinkedQueue[Int]()
     def name: String = customer.name
+    protected def serve(socket: Socket, n: Int): Unit
 
-    private def serve(socket: Socket, n: Int): Unit =
-      try
-        val in = socket.getInputStream
-        while true do
-          val head = StringBuilder()
-          while !head.endsWith("\r\n\r\n") do
-            val b = in.read()
-            if b < 0 then throw java.io.EOFException()
-            head.append(b.toChar)
-          val length = head.toString.linesIterator.collectFirst {
-            case l if l.toLowerCase.startsWith("content-length:") => l.drop(15).trim.toInt
-          }.getOrElse(0)
-          in.readNBytes(length)
-          if n > 1 then
-            socket.getOutputStream.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n" +
-              s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII") ++ answer)
-      catch case _: java.io.IOException => closedByClient.add(n)
-      finally socket.close()
+    /** Reads a request head up to its blank line. */
+    protected def readHead(in: java.io.InputStream): String =
+      val head = StringBuilder()
+      while !head.endsWith("\r\n\r\n") do
+        val b = in.read()
+        if b < 0 then throw java.io.EOFException()
+        head.append(b.toChar)
+      head.toString
 
     private val accepting = Thread(() =>
       try
@@ -86,44 +76,44 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
     def close(): Unit = server.close()
 
   /**
+   * A third party on a raw socket: it reads each connection's request, never answers the first connection (a third
+   * party that hangs), answers the others, and records when a connection was closed by the client (its read ends).
+   */
+  private final class HangsOnce extends RawThirdParty:
+    val closedByClient = ConcurrentLinkedQueue[Int]()
+
+    protected def serve(socket: Socket, n: Int): Unit =
+      try
+        val in = socket.getInputStream
+        while true do
+          val head = readHead(in)
+          val length = head.linesIterator.collectFirst {
+            case l if l.toLowerCase.startsWith("content-length:") => l.drop(15).trim.toInt
+          }.getOrElse(0)
+          in.readNBytes(length)
+          if n > 1 then
+            socket.getOutputStream.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n" +
+              s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII") ++ answer)
+      catch case _: java.io.IOException => closedByClient.add(n)
+      finally socket.close()
+
+  /**
    * A third party on a raw socket that sends each answer in two parts, its head and then, 100 ms later, its body: the
    * client gets the answer's head without its body, and reads the body as it streams in.
    */
-  private final class AnswersInTwoParts:
-    private val customer = bulkhead.stub.CustomerDirectory(10).find(3).get
-    private val answer = bulkhead.stub.SoapMessages.customer(customer)
-    val server = ServerSocket(0, 50, InetAddress.getLoopbackAddress)
-    def name: String = customer.name
-
-    private val accepting = Thread(() =>
+  private final class AnswersInTwoParts extends RawThirdParty:
+    protected def serve(socket: Socket, n: Int): Unit =
       try
-        while true do
-          val socket = server.accept()
-          val t = Thread(() =>
-            try
-              val in = socket.getInputStream
-              val head = StringBuilder()
-              while !head.endsWith("\r\n\r\n") do
-                val b = in.read()
-                if b < 0 then throw java.io.EOFException()
-                head.append(b.toChar)
-              val out = socket.getOutputStream
-              out.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n" +
-                s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII"))
-              out.flush()
-              Thread.sleep(100)
-              out.write(answer)
-              out.flush()
-            catch case _: java.io.IOException => ()
-            finally socket.close())
-          t.setDaemon(true)
-          t.start()
-      catch case _: java.io.IOException => ())
-    accepting.setDaemon(true)
-    accepting.start()
-
-    def endpoint: String = s"http://127.0.0.1:${server.getLocalPort}/soap"
-    def close(): Unit = server.close()
+        readHead(socket.getInputStream)
+        val out = socket.getOutputStream
+        out.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n" +
+          s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII"))
+        out.flush()
+        Thread.sleep(100)
+        out.write(answer)
+        out.flush()
+      catch case _: java.io.IOException => ()
+      finally socket.close()
 
   behavior of "NonBlockingSoapClient"
 
