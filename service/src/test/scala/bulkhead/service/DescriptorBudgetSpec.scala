@@ -28,7 +28,8 @@ class DescriptorBudgetSpec extends AnyFlatSpec with Matchers:
     val held = shipped.server.transport match
       case bulkhead.service.config.SocketTransport.Selector => shipped.server.acceptBatch
       case bulkhead.service.config.SocketTransport.Pekko => shipped.server.acceptBatch - 1
-    shippedSum shouldBe 16384 + 1024 + held + e.soap.slots + e.routees + DescriptorBudget.FilesMargin
+    // Redis: the one shared connection the service ships with.
+    shippedSum shouldBe 16384 + 1024 + held + e.soap.slots + 1 + DescriptorBudget.FilesMargin
   }
 
   it should "count a batch less one held by each listener on Pekko's transport, a whole batch on the selector's" in {
@@ -53,11 +54,11 @@ class DescriptorBudgetSpec extends AnyFlatSpec with Matchers:
     DescriptorBudget.check(shippedSum - 1, shipped).isLeft shouldBe true
   }
 
-  it should "count one Redis connection when shared and the SOAP pool's size when it grows" in {
-    val shared = settings("bulkhead.enrichment.redis.connections" -> "shared",
+  it should "count a Redis connection per routee when per-routee and the SOAP pool's size when it grows" in {
+    val perRoutee = settings("bulkhead.enrichment.redis.connections" -> "per-routee",
       "bulkhead.enrichment.soap.mode" -> "non-blocking", "bulkhead.enrichment.soap.max-connections" -> 500)
-    DescriptorBudget.needs(shared).map(_._2).sum shouldBe
-      16384 + 1024 + shipped.server.acceptBatch + 500 + 1 + DescriptorBudget.FilesMargin
+    DescriptorBudget.needs(perRoutee).map(_._2).sum shouldBe
+      16384 + 1024 + shipped.server.acceptBatch + 500 + shipped.enrichment.routees + DescriptorBudget.FilesMargin
     val fewer = settings("bulkhead.service.server.max-connections" -> 1000)
     val fewerSum = DescriptorBudget.needs(fewer).map(_._2).sum
     fewerSum shouldBe shippedSum - 16384 + 1000

@@ -144,21 +144,22 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
       finally again.stop()
     }
 
-  it should "open one Redis connection per routee, or one shared, as configured (CLIENT LIST)" in
-    pipeline("bulkhead.enrichment.routees" -> 5) { (_, redis, _, s) =>
-      eventually()(redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-routee-")) == 5) shouldBe
-        true
-      metric(get(url(s, "/metrics")).body, "redis_connections_open") shouldBe Some(5.0)
-      metric(get(url(s, "/metrics")).body, "enrichment_routees") shouldBe Some(5.0)
+  it should "open one Redis connection per routee when redis.connections = per-routee (CLIENT LIST)" in
+    pipeline("bulkhead.enrichment.routees" -> 5, "bulkhead.enrichment.redis.connections" -> "per-routee") {
+      (_, redis, _, s) =>
+        eventually()(redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-routee-")) == 5) shouldBe
+          true
+        metric(get(url(s, "/metrics")).body, "redis_connections_open") shouldBe Some(5.0)
+        metric(get(url(s, "/metrics")).body, "enrichment_routees") shouldBe Some(5.0)
     }
 
-  it should "share one Redis connection when redis.connections = shared" in
-    pipeline("bulkhead.enrichment.routees" -> 5, "bulkhead.enrichment.redis.connections" -> "shared") {
-      (_, redis, _, s) =>
-        eventually()(redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-shared")) == 1) shouldBe
-          true
-        redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-routee-")) shouldBe 0
-        get(url(s, "/customers/1")).status shouldBe 200
+  it should "share one Redis connection among its routees by default" in
+    pipeline("bulkhead.enrichment.routees" -> 5) { (_, redis, _, s) =>
+      eventually()(redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-shared")) == 1) shouldBe
+        true
+      redis.cli("CLIENT", "LIST").linesIterator.count(_.contains("name=bulkhead-routee-")) shouldBe 0
+      metric(get(url(s, "/metrics")).body, "redis_connections_open") shouldBe Some(1.0)
+      get(url(s, "/customers/1")).status shouldBe 200
     }
 
   it should "never run more than work-queue.max SOAP calls at once in blocking mode" in
