@@ -250,9 +250,10 @@ object FaultsReport:
     s"- /health (every ${w.probeEveryMs} ms on one keep-alive connection): ${w.healthOk} of " +
       s"${w.healthProbes} answered 200; slowest ${slowest(0, t.injectAt)} before the fault, " +
       s"${slowest(t.injectAt, t.clearAt + 1)} while held, ${slowest(t.clearAt + 1, t.endAt + 1)} after" +
-      w.labPauses.map(p => f"; the lab paused the service from ${p.from}%.1f to ${p.to}%.1f s (${p.what}): " +
-        s"${w.labPausedProbes} probes overlapped it, the slowest in " +
-        s"${w.labPausedWorstMs().fold("-")(v => f"$v%.0f ms")}, left out of the slowest").mkString + "\n" +
+      (if w.labPauses.isEmpty then "" else
+        "; the lab paused the service " + w.labPauses.map(p => f"from ${p.from}%.1f to ${p.to}%.1f s (${p.what})")
+          .mkString(", ") + s": ${w.labPausedProbes} probes overlapped, the slowest in " +
+          s"${w.labPausedWorstMs().fold("-")(v => f"$v%.0f ms")}, left out of the slowest") + "\n" +
       f"- the service's log grew by ${w.logBytes}%,d bytes over the run; open descriptors ${count(w.descriptorsBefore)} " +
       s"before, at most ${count(w.descriptorsMax)}, ${count(w.descriptorsAfter)} once every connection closed\n"
   }

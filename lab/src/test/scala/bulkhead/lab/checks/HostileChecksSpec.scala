@@ -58,6 +58,8 @@ class HostileChecksSpec extends AnyFlatSpec with Matchers:
     check.detail should include("1 overlapped the lab's own pause (a full GC to read the heap held by large-heads), " +
       "the slowest of them in 1500 ms, left out of the slowest")
     failed(paused(1)) shouldBe Seq("/health within 1 s from the fault to the run's end")
+    FaultsReport.of(Seq(paused(0))).markdown should include(f"; the lab paused the service from ${at + 0.2}%.1f to " +
+      f"${at + 1.6}%.1f s (a full GC to read the heap held by large-heads): 1 probes overlapped, the slowest in 1500 ms")
   }
 
   it should "take a 408 for a head held past the service's request-head-timeout as designed, and only then" in {
