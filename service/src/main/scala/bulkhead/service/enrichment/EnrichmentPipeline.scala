@@ -44,8 +44,9 @@ final class EnrichmentPipeline(settings: EnrichmentSettings, soap: SoapClient, s
             s"overloaded: ${settings.maxInFlight} requests in flight (bulkhead.enrichment.max-in-flight)",
             settings.retryAfter))
         else
+          // optimization: both on the thread that answers the ask, not as tasks of their own on the dispatcher.
           val answer = router.ask[CustomerOutcome](CustomerRoutee.Lookup(id, _)).recover {
             case _: TimeoutException => CustomerOutcome.ThirdPartyTimeout("the pipeline did not answer in time")
-          }
-          answer.onComplete(_ => inFlightCount.decrementAndGet())
+          }(ExecutionContext.parasitic)
+          answer.onComplete(_ => inFlightCount.decrementAndGet())(ExecutionContext.parasitic)
           answer

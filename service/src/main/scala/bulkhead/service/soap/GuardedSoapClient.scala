@@ -44,6 +44,6 @@ final class GuardedSoapClient(underlying: SoapClient, settings: BreakerSettings,
           e.remainingDuration.toMillis.max(retryAfterMillis)))
       case _: java.util.concurrent.TimeoutException =>
         Left(ThirdPartyFailure.Timeout(s"circuit breaker call timeout ${settings.callTimeout}"))
-    }
+    }(ExecutionContext.parasitic)
 
   override def close(): Unit = underlying.close()

@@ -14,7 +14,8 @@ import org.apache.pekko.util.ByteString
 import java.util.concurrent.TimeoutException
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
-import scala.util.control.{NoStackTrace, NonFatal}
+import scala.util.control.NoStackTrace
+import scala.util.{Failure, Success}
 
 /**
  * The SOAP client on Pekko HTTP's host connection pool: no thread waits while the third party thinks. It runs behind
@@ -66,11 +67,15 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
       (System.currentTimeMillis() + settings.requestTimeout.toMillis).toString)
     val request = HttpRequest(HttpMethods.POST, uri, List(soapAction, deadlineHeader), entity)
     val answer = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
-    // At the deadline the caller hears of it at once, and the call is cancelled.
+    // At the deadline the caller hears of it at once, and the call is cancelled. The timer runs this on the dispatcher,
+    // not on the scheduler's thread: the caller's answer starts the next waiting call (AdmittedSoapClient).
     val expire: Runnable = () =>
-      answer.tryFailure(NonBlockingSoapClient.DeadlineCame)
+      answer.trySuccess(timedOut)
       end.tryFailure(NonBlockingSoapClient.DeadlineCame)
-    val timer = classic.scheduler.scheduleOnce(settings.requestTimeout, expire)(ExecutionContext.parasitic)
+    val timer = classic.scheduler.scheduleOnce(settings.requestTimeout, expire)
+    // optimization: every step below runs on the thread that completes the one before (the pool's stream actor, a
+    // dispatcher thread), not as a task of its own: each `flatMap`/`recover` on the dispatcher was a hand-off between
+    // threads, and an answer took about ten of them, each to translate a value.
     Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
       val limit = settings.maxResponseBytes.toLong
       val length = response.entity.contentLengthOption
@@ -90,16 +95,19 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
           // The deadline ends the body (above); toStrict's own timeout is only a backstop, after it.
           streamed.toStrict(deadline.timeLeft + 1.second, limit).map { strict =>
             SoapProtocol.readHttpAnswer(id, response.status.intValue, strict.data.toArrayUnsafe(), xml)
-          }
-    }.onComplete { result =>
+          }(ExecutionContext.parasitic)
+    }(ExecutionContext.parasitic).onComplete { result =>
       timer.cancel()
       end.trySuccess(())
-      answer.tryComplete(result)
+      if !answer.isCompleted then answer.trySuccess(result match
+        case Success(a) => a
+        case Failure(e) =>
+          if !NonBlockingSoapClient.isDeadline(e) then failures.failed(e)
+          NonBlockingSoapClient.failure(settings, retryAfterMillis)(e))
     }(ExecutionContext.parasitic)
-    answer.future.recover { case e if !NonBlockingSoapClient.isDeadline(e) =>
-      failures.failed(e)
-      throw e
-    }.recover(NonBlockingSoapClient.failure(settings, retryAfterMillis))
+    answer.future
+
+  private val timedOut = Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
 
 object NonBlockingSoapClient:
   /** What fails a cancelled call's request entity: its deadline. */
@@ -109,8 +117,9 @@ object NonBlockingSoapClient:
   private def isDeadline(e: Throwable): Boolean =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(8).exists(_.isInstanceOf[TimeoutException])
 
-  private[soap] def failure(settings: SoapSettings, retryAfterMillis: Long)
-      : PartialFunction[Throwable, Either[ThirdPartyFailure, ThirdPartyCustomer]] =
+  /** What a failed call means to its caller: every failure is an answer (the future itself never fails). */
+  private[soap] def failure(settings: SoapSettings, retryAfterMillis: Long)(e: Throwable)
+      : Either[ThirdPartyFailure, ThirdPartyCustomer] = e match
     case e if isDeadline(e) =>
       Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
     // The pool's queue overflowed: the service is at its cap, the third party is not failing.
@@ -119,7 +128,7 @@ object NonBlockingSoapClient:
     case _: EntityStreamSizeException =>
       Left(ThirdPartyFailure.Malformed(s"answer above ${settings.maxResponseBytes} bytes"))
     // Transport messages name classes and addresses: the client gets a fixed sentence (CustomerRoutee), the log this.
-    case NonFatal(e) =>
+    case e =>
       val msg = Option(e.getMessage).getOrElse("")
       if msg.contains("timeout") || msg.contains("timed out") then
         Left(ThirdPartyFailure.Timeout(
