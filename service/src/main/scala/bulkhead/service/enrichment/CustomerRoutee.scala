@@ -43,9 +43,9 @@ object CustomerRoutee:
 
   /**
    * SOAP first (its latency dominates), then the profile; a Redis failure degrades the answer, never fails it.
-   * optimization: each step runs on the thread that completed the one before (the SOAP client's, then Redis's), where
-   * a task of its own on the dispatcher per step was a hand-off between threads to merge two values. A failure's
-   * outcome, which may write to the log, is made on the dispatcher.
+   * optimization: each step runs on the thread that completed the one before (the SOAP client's, then Redis's): saves
+   * a dispatcher task per step, each only to merge two values. A failure's outcome, which may write to the log, is
+   * made on the dispatcher.
    */
   def enrich(soap: SoapClient, store: ProfileStore, id: Int, onDegraded: OnDegraded)(using
       ec: ExecutionContext): Future[CustomerOutcome] =

@@ -44,9 +44,11 @@ final class EnrichmentPipeline(settings: EnrichmentSettings, soap: SoapClient, s
             s"overloaded: ${settings.maxInFlight} requests in flight (bulkhead.enrichment.max-in-flight)",
             settings.retryAfter))
         else
-          // optimization: both on the thread that answers the ask, not as tasks of their own on the dispatcher.
-          val answer = router.ask[CustomerOutcome](CustomerRoutee.Lookup(id, _)).recover {
-            case _: TimeoutException => CustomerOutcome.ThirdPartyTimeout("the pipeline did not answer in time")
+          // optimization: an answer goes on on the thread that replied (saves two dispatcher tasks per lookup); the
+          // ask's timeout fires on the scheduler's thread, so its 504 is made on the dispatcher.
+          val answer = router.ask[CustomerOutcome](CustomerRoutee.Lookup(id, _)).recoverWith {
+            case _: TimeoutException =>
+              Future(CustomerOutcome.ThirdPartyTimeout("the pipeline did not answer in time"))
           }(ExecutionContext.parasitic)
           answer.onComplete(_ => inFlightCount.decrementAndGet())(ExecutionContext.parasitic)
           answer

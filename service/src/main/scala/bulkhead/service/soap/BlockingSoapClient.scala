@@ -25,7 +25,7 @@ import scala.util.control.NonFatal
  * holds the call from sending it to the answer, goes to `exchanges`.
  */
 final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retryAfterMillis: Long,
-    scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored)
+    scheduler: Scheduler, exchanges: ExchangeMeter = ExchangeMeter.Ignored)(using timers: ExecutionContext)
     extends SoapClient:
   private val xml = SafeXml(settings.maxResponseBytes)
   private val uri = URI.create(settings.endpoint)
@@ -51,7 +51,9 @@ final class BlockingSoapClient(settings: SoapSettings, executor: Executor, retry
     val promise = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
     val call = Call(System.nanoTime() + settings.requestTimeout.toNanos)
     val expiry: Runnable = () => promise.trySuccess(if call.expire() then timeout else busy)
-    val timer = scheduler.scheduleOnce(settings.requestTimeout, expiry)(ExecutionContext.parasitic)
+    // On `timers` (the dispatcher), not the scheduler's thread: the caller's answer goes on to start the next waiting
+    // call (AdmittedSoapClient), which is no work for the thread that keeps every timer's time.
+    val timer = scheduler.scheduleOnce(settings.requestTimeout, expiry)(timers)
     try
       executor.execute { () =>
         if call.start() then

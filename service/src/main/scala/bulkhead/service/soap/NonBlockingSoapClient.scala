@@ -69,13 +69,13 @@ final class NonBlockingSoapClient(settings: SoapSettings, retryAfterMillis: Long
     val answer = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
     // At the deadline the caller hears of it at once, and the call is cancelled. The timer runs this on the dispatcher,
     // not on the scheduler's thread: the caller's answer starts the next waiting call (AdmittedSoapClient).
+    // The call is cancelled first, so that its connection is free for the call its answer lets in.
     val expire: Runnable = () =>
-      answer.trySuccess(timedOut)
       end.tryFailure(NonBlockingSoapClient.DeadlineCame)
+      answer.trySuccess(timedOut)
     val timer = classic.scheduler.scheduleOnce(settings.requestTimeout, expire)
-    // optimization: every step below runs on the thread that completes the one before (the pool's stream actor, a
-    // dispatcher thread), not as a task of its own: each `flatMap`/`recover` on the dispatcher was a hand-off between
-    // threads, and an answer took about ten of them, each to translate a value.
+    // optimization: every step below runs on the thread that completes the one before (the host pool's actor, on the
+    // dispatcher): saves a dispatcher task per step, each only to translate a value.
     Http()(classic).singleRequest(request, settings = pool).flatMap { response =>
       val limit = settings.maxResponseBytes.toLong
       val length = response.entity.contentLengthOption

@@ -46,14 +46,16 @@ object SoapClients:
         (NonBlockingSoapClient(soap, retryAfterMillis, carrier), None, "connection")
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
-        (BlockingSoapClient(soap, pool, retryAfterMillis, scheduler, ExchangeMeter(registry)), Some(pool),
+        (BlockingSoapClient(soap, pool, retryAfterMillis, scheduler, ExchangeMeter(registry))(using
+          system.executionContext), Some(pool),
           "work-queue thread")
       case SoapMode.Virtual =>
         require(Pools.virtualThreadsAvailable,
           s"bulkhead.enrichment.soap.mode = virtual needs JDK 21+, this is JDK ${Runtime.version()}")
         val virtual = Pools.executionContext(system, Pools.Virtual)
         // A virtual thread starts at once: admission's permits are what bound the calls.
-        (BlockingSoapClient(soap, virtual, retryAfterMillis, scheduler, ExchangeMeter(registry)), None, "permit")
+        (BlockingSoapClient(soap, virtual, retryAfterMillis, scheduler, ExchangeMeter(registry))(using
+          system.executionContext), None, "permit")
     val guarded = GuardedSoapClient(client, soap.breaker, retryAfterMillis)
     val admitted = AdmittedSoapClient(guarded, soap.slots, soap.admission.queue, soap.admission.maxWait, slotName,
       retryAfterMillis, scheduler)

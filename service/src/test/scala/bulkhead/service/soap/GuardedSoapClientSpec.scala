@@ -62,3 +62,16 @@ class GuardedSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAndAfte
     call(client).isRight shouldBe true
     eventually()(client.state == CircuitState.Closed) shouldBe true
   }
+
+  it should "answer its own call timeout as a timeout, made on the dispatcher rather than the scheduler's thread" in {
+    val silent: SoapClient = _ => scala.concurrent.Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]().future
+    val client = GuardedSoapClient(silent, BreakerSettings(maxFailures = 5, 100.millis, 1.minute), retryAfterMillis = 1000)
+    val completedOn = scala.concurrent.Promise[String]()
+    val answer = client.getCustomer(1)
+    answer.onComplete(_ => completedOn.success(Thread.currentThread().getName))(scala.concurrent.ExecutionContext.parasitic)
+    Await.result(answer, 5.seconds) shouldBe Left(ThirdPartyFailure.Timeout("circuit breaker call timeout 100 milliseconds"))
+    // What follows a call's answer (admission starts the next waiting call) must not run on the thread keeping time.
+    val thread = Await.result(completedOn.future, 5.seconds)
+    thread should include("default-dispatcher")
+    thread should not include "scheduler"
+  }
