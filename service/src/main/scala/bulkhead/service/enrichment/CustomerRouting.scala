@@ -1,7 +1,9 @@
 package bulkhead.service.enrichment
 
-import org.apache.pekko.actor.typed.scaladsl.Routers
+import org.apache.pekko.actor.ExtendedActorSystem
+import org.apache.pekko.actor.typed.scaladsl.adapter.*
 import org.apache.pekko.actor.typed.{ActorRef, ActorSystem, Behavior}
+import org.apache.pekko.routing.RoundRobinPool
 
 /** Where the pipeline's routees run and how its router finds them. */
 trait CustomerRouting:
@@ -10,8 +12,14 @@ trait CustomerRouting:
       ActorSystem[?]): ActorRef[CustomerRoutee.Command]
 
 object CustomerRouting:
-  /** One JVM: a pool router whose routees are its children. */
+  /**
+   * One JVM: a round-robin pool router whose routees are its children. optimization: Pekko's classic pool router picks
+   * the routee on the sender's thread and enqueues the message straight into the routee's mailbox; the typed
+   * `Routers.pool` is an actor of its own, one more mailbox run (a task on the dispatcher) for every lookup. The
+   * routees are the same typed behaviour, supervised the same way.
+   */
   object Local extends CustomerRouting:
     def start(routees: Int, routee: Behavior[CustomerRoutee.Command])(using
         system: ActorSystem[?]): ActorRef[CustomerRoutee.Command] =
-      system.systemActorOf(Routers.pool(routees)(routee).withRoundRobinRouting(), "customers")
+      val pool = RoundRobinPool(routees).props(PropsAdapter(routee))
+      system.classicSystem.asInstanceOf[ExtendedActorSystem].systemActorOf(pool, "customers").toTyped

@@ -151,6 +151,10 @@ class EnrichmentPipelineSpec extends AnyFlatSpec with Matchers:
           true
         metric(get(url(s, "/metrics")).body, "redis_connections_open") shouldBe Some(5.0)
         metric(get(url(s, "/metrics")).body, "enrichment_routees") shouldBe Some(5.0)
+        // The router sends round robin: ten lookups reach every routee, each reading Redis on its own connection.
+        (1 to 10).foreach(i => get(url(s, s"/customers/$i")).status shouldBe 200)
+        redis.cli("CLIENT", "LIST").linesIterator.filter(_.contains("name=bulkhead-routee-"))
+          .count(_.contains("cmd=hgetall")) shouldBe 5
     }
 
   it should "share one Redis connection among its routees by default" in
