@@ -10,6 +10,7 @@ import org.apache.pekko.http.scaladsl.settings.ClientConnectionSettings
 import org.apache.pekko.util.ByteString
 
 import java.util.concurrent.TimeoutException
+import java.util.concurrent.atomic.AtomicBoolean
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.control.NoStackTrace
@@ -56,9 +57,13 @@ final class NonBlockingSoapClient(settings: SoapSettings, transport: ClientTrans
     // At the deadline the call is cancelled (its connection aborted), then its caller hears of it. The timer runs this
     // on the dispatcher, not on the scheduler's thread: the caller's answer starts the next waiting call
     // (AdmittedSoapClient).
+    // Whoever settles the call first, the deadline or the answer, alone decides what becomes of its connection: an
+    // answer read just as the deadline came may have given the connection to the next call already.
+    val settled = AtomicBoolean()
     val expire: Runnable = () =>
-      connection.abort(NonBlockingSoapClient.DeadlineCame)
-      answer.trySuccess(timedOut)
+      if settled.compareAndSet(false, true) then
+        connection.abort(NonBlockingSoapClient.DeadlineCame)
+        answer.trySuccess(timedOut)
     val timer = classic.scheduler.scheduleOnce(settings.requestTimeout, expire)
     // optimization: every step below runs on the thread that completes the one before (the connection's stream, on
     // the dispatcher): saves a dispatcher task per step, each only to translate a value.
@@ -80,16 +85,17 @@ final class NonBlockingSoapClient(settings: SoapSettings, transport: ClientTrans
           }(ExecutionContext.parasitic)
     }(ExecutionContext.parasitic).onComplete { result =>
       timer.cancel()
-      result match
-        // The answer was read whole: the connection carries the next call.
-        case Success(_) => connections.release(connection)
-        // Whatever is left on it (an unread body, a half-parsed answer) must not reach the next call.
-        case Failure(e) => connection.abort(e)
-      if !answer.isCompleted then answer.trySuccess(result match
-        case Success(a) => a
-        case Failure(e) =>
-          if !NonBlockingSoapClient.isDeadline(e) then failures.failed(e)
-          NonBlockingSoapClient.failure(settings)(e))
+      if settled.compareAndSet(false, true) then
+        result match
+          // The answer was read whole: the connection carries the next call.
+          case Success(_) => connections.release(connection)
+          // Whatever is left on it (an unread body, a half-parsed answer) must not reach the next call.
+          case Failure(e) => connection.abort(e)
+        answer.trySuccess(result match
+          case Success(a) => a
+          case Failure(e) =>
+            if !NonBlockingSoapClient.isDeadline(e) then failures.failed(e)
+            NonBlockingSoapClient.failure(settings)(e))
     }(ExecutionContext.parasitic)
     answer.future
 
@@ -98,10 +104,10 @@ final class NonBlockingSoapClient(settings: SoapSettings, transport: ClientTrans
   private val timedOut = Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
 
 object NonBlockingSoapClient:
-  /** What fails a cancelled call's request entity: its deadline. */
+  /** What aborts a cancelled call's connection: its deadline. */
   private object DeadlineCame extends TimeoutException("the SOAP call's deadline came") with NoStackTrace
 
-  /** Whether a call failed on its deadline: the caller's timer, or the pool failing the call its deadline cancelled. */
+  /** Whether a call failed on its deadline, or on a timeout of its connection (connecting, or toStrict's backstop). */
   private def isDeadline(e: Throwable): Boolean =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(8).exists(_.isInstanceOf[TimeoutException])
 

@@ -8,7 +8,7 @@ import org.apache.pekko.stream.scaladsl.{Keep, Sink, Source}
 import org.apache.pekko.stream.{BoundedSourceQueue, KillSwitches, QueueOfferResult, SharedKillSwitch}
 
 import java.io.IOException
-import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.ConcurrentLinkedDeque
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
 import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.control.NoStackTrace
@@ -19,14 +19,17 @@ import scala.util.control.NoStackTrace
  * most max-connections calls at once, so a call always finds a connection here and nothing waits in a queue.
  *
  * A call is cancelled at its deadline by aborting its connection (a kill switch on both sides of Pekko HTTP's client
- * connection flow): the socket closes whether the answer's head came or not, and the next call opens a new one. Why not
+ * connection flow; the request side's failure is what aborts the socket, as when Pekko's own pool closes a
+ * connection): the socket closes whether the answer's head came or not, and the next call opens a new one. Why not
  * Pekko's host pool: it lets a caller cancel a call only by failing the request's entity, so every request had to be a
  * streamed entity kept open until its answer (Pekko renders its head, then runs the body as a substream), and the pool
  * is one actor with a state machine per slot between the caller and the connection; a request here is strict, rendered
  * with its head in one piece, and goes from the caller's thread straight into its connection's stream.
  */
 final class SoapConnections(host: String, port: Int, settings: ClientConnectionSettings)(using system: ActorSystem[?]):
-  private val idle = ConcurrentLinkedQueue[SoapConnections.Connection]()
+  // The connection idle the shortest time is taken first, so that connections above what the load needs idle out
+  // (and the one taken is the least likely to have been closed by the third party meanwhile).
+  private val idle = ConcurrentLinkedDeque[SoapConnections.Connection]()
   private val openNow = AtomicInteger()
   private val opened = AtomicInteger()
   @volatile private var closed = false
@@ -36,14 +39,15 @@ final class SoapConnections(host: String, port: Int, settings: ClientConnectionS
 
   /** An idle connection still open, or a new one. */
   def acquire(): SoapConnections.Connection =
-    var c = idle.poll()
-    while c != null && !c.alive do c = idle.poll()
+    var c = idle.pollFirst()
+    while c != null && !c.alive do c = idle.pollFirst()
     if c != null then c else connect()
 
   /** Gives back a connection whose call's answer was read whole: idle for the next call, unless it closed meanwhile. */
   def release(c: SoapConnections.Connection): Unit =
     if c.alive && !closed then
-      idle.add(c)
+      c.idle()
+      idle.offerFirst(c)
       // A connection that ended between the check and the add is dropped by the next acquire.
     else c.abort(SoapConnections.Closed)
 
@@ -107,6 +111,9 @@ object SoapConnections:
       switch.abort(e)
 
     private[SoapConnections] def attach(q: BoundedSourceQueue[HttpRequest]): Unit = queue = q
+
+    // Back in the idle list: nothing of the last call is kept.
+    private[SoapConnections] def idle(): Unit = pending = null
 
     private[SoapConnections] def answer(response: HttpResponse): Unit =
       // An answer that says the connection ends with it (`Connection: close`, HTTP/1.0): no call may follow it there,

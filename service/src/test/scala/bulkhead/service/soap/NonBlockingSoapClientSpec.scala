@@ -32,7 +32,7 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
 
   // Both transports of the client's connections: Pekko's TCP actors and bulkhead's selector thread.
   private val transports = Seq("on Pekko's TCP" -> ClientTransport.TCP,
-    "on a selector thread" -> SelectorClientTransport(loops, 64 * 1024))
+    "on a selector thread" -> SelectorClientTransport(loops, 64 * 1024, gatherWrites = false))
 
   private def settings(endpoint: String, timeout: FiniteDuration, connections: Int): SoapSettings =
     EnrichmentSettings(TestService.config(Map("bulkhead.enrichment.soap.endpoint" -> endpoint))).soap
