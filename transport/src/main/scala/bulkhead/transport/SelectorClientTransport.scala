@@ -17,15 +17,20 @@ import scala.concurrent.{ExecutionContext, Future}
  * the connection half-closes, the settings' socket options, local address, connecting timeout and idle timeout
  * (`TcpIdleTimeoutException`) apply, and a host name is resolved by Pekko's DNS extension, without blocking (an IP
  * address needs no lookup, nor Pekko's resolver threads).
+ *
+ * `gatherWrites`: a connection waits two messages of its stream's actor for more bytes before it writes, so that a
+ * request Pekko renders in parts (its head, then a streamed entity's bytes) leaves in one write. A client whose requests
+ * are strict (rendered whole, in one element) turns it off and each request is written the moment it comes.
  */
-final class SelectorClientTransport(loops: IoLoops, readAhead: Int) extends ClientTransport:
+final class SelectorClientTransport(loops: IoLoops, readAhead: Int, gatherWrites: Boolean = true)
+    extends ClientTransport:
   override def connectTo(host: String, port: Int, settings: ClientConnectionSettings)(implicit system: ActorSystem)
       : Flow[ByteString, ByteString, Future[Http.OutgoingConnection]] =
     // An address is connected to as it is; a name, as Pekko's, is resolved at each connection.
     val remote = SelectorClientTransport.literal(host).fold(InetSocketAddress.createUnresolved(host, port))(
       InetSocketAddress(_, port))
     val socket = SelectorConnect(loops, remote, settings.connectingTimeout, readAhead, settings.localAddress,
-      settings.socketOptions, halfClose = true)
+      settings.socketOptions, halfClose = true, gatherWrites)
       .mapMaterializedValue(_.map(local => Http.OutgoingConnection(local, remote))(ExecutionContext.parasitic))
     settings.idleTimeout match
       case idle: FiniteDuration => PekkoTcpInternals.idleTimeout(idle, remote).joinMat(socket)(Keep.right)

@@ -65,7 +65,7 @@ private[transport] final class SelectorConnectionStage(endpoint: SelectorConnect
 
   override def toString: String = endpoint match
     case Incoming(_, remote, _) => s"SelectorConnection-from($remote)"
-    case Outgoing(remote, _, _, _) => s"SelectorConnection-to($remote)"
+    case Outgoing(remote, _, _, _, _) => s"SelectorConnection-to($remote)"
 
   private final class Logic(unclaimable: Option[String], connected: Promise[InetSocketAddress])
       extends TimerGraphStageLogic(shape), InHandler, OutHandler:
@@ -98,7 +98,10 @@ private[transport] final class SelectorConnectionStage(endpoint: SelectorConnect
     // segment, one read and one hand-off at the peer. Pekko HTTP's client renders a request's head, then its
     // streamed entity through a substream, whose bytes reach this stage a message later: the write waits for two
     // messages of the stream's own actor (Pekko's TCP stage waits for round trips to its connection actor).
-    private val coalesce = endpoint.isInstanceOf[Outgoing]
+    // A client whose requests come whole in one element (`gatherWrites = false`) writes each at once.
+    private val coalesce = endpoint match
+      case o: Outgoing => o.gatherWrites
+      case _: Incoming => false
     private var gathered = ByteString.empty
     private var flushScheduled = false
     private var gatheringHops = 0
@@ -406,7 +409,7 @@ object SelectorConnectionStage:
    * with Pekko's socket options, failing after `connectTimeout`.
    */
   final case class Outgoing(remote: InetSocketAddress, localAddress: Option[InetSocketAddress],
-      options: List[SocketOption], connectTimeout: FiniteDuration) extends Endpoint
+      options: List[SocketOption], connectTimeout: FiniteDuration, gatherWrites: Boolean = true) extends Endpoint
 
   // Bytes an outgoing connection gathers before it stops pulling and writes them.
   private val MaxGathered = 64 * 1024
@@ -420,7 +423,7 @@ object SelectorConnectionStage:
 
   /** What a failure of this endpoint's connection says: what was being done, to whom, and what happened. */
   def describe(endpoint: Endpoint, e: Throwable): String = endpoint match
-    case Outgoing(remote, _, _, _) => s"The connection to $remote failed: ${reason(e)}"
+    case Outgoing(remote, _, _, _, _) => s"The connection to $remote failed: ${reason(e)}"
     case Incoming(_, remote, _) => s"The connection from $remote failed: ${reason(e)}"
 
   /** What happened, in words: the JDK's message with its class, and the limit to raise when it is out of files. */

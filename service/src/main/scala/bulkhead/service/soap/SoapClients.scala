@@ -37,13 +37,14 @@ object SoapClients:
     // The non-blocking client's selector thread on the selector transport, stopped with the actor system.
     val loops = Option.when(soap.mode == SoapMode.NonBlocking && soap.transport == SocketTransport.Selector)(
       SelectorThreads.start(Pools.SoapIo, 1, ReadBufferBytes))
-    val carrier = loops.fold(ClientTransport.TCP)(SelectorClientTransport(_, ReadBufferBytes))
+    // Its requests are strict, rendered whole: each is written the moment it comes, not gathered.
+    val carrier = loops.fold(ClientTransport.TCP)(SelectorClientTransport(_, ReadBufferBytes, gatherWrites = false))
     val (client, queue, slotName): (SoapClient, Option[ThreadPoolExecutor], String) = soap.mode match
       case SoapMode.NonBlocking =>
         // No base unit: Prometheus would append it (soap_client_connections_max_connections).
         Gauge.builder("soap.client.connections.max", () => soap.maxConnections)
-          .description("connections the SOAP client's host pool may open to the third party").register(registry)
-        (NonBlockingSoapClient(soap, retryAfterMillis, carrier), None, "connection")
+          .description("connections the SOAP client may open to the third party, one call on each at a time").register(registry)
+        (NonBlockingSoapClient(soap, carrier), None, "connection")
       case SoapMode.Blocking =>
         val pool = WorkQueuePool(Pools.SoapWorkQueue, soap.workQueue)
         (BlockingSoapClient(soap, pool, retryAfterMillis, scheduler, ExchangeMeter(registry))(using

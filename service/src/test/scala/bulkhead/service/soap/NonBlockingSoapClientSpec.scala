@@ -6,7 +6,6 @@ import bulkhead.service.testkit.HttpProbe.eventually
 import bulkhead.service.testkit.{TestService, TestStub}
 import org.apache.pekko.actor.testkit.typed.scaladsl.ActorTestKit
 import org.apache.pekko.http.scaladsl.ClientTransport
-import org.apache.pekko.stream.BufferOverflowException
 import bulkhead.transport.{IoLoops, SelectorClientTransport}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.flatspec.AnyFlatSpec
@@ -33,7 +32,7 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
 
   // Both transports of the client's connections: Pekko's TCP actors and bulkhead's selector thread.
   private val transports = Seq("on Pekko's TCP" -> ClientTransport.TCP,
-    "on a selector thread" -> SelectorClientTransport(loops, 64 * 1024))
+    "on a selector thread" -> SelectorClientTransport(loops, 64 * 1024, gatherWrites = false))
 
   private def settings(endpoint: String, timeout: FiniteDuration, connections: Int): SoapSettings =
     EnrichmentSettings(TestService.config(Map("bulkhead.enrichment.soap.endpoint" -> endpoint))).soap
@@ -115,12 +114,35 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
       catch case _: java.io.IOException => ()
       finally socket.close()
 
+  /**
+   * A third party on a raw socket that answers two requests on each connection, the second with `Connection: close`,
+   * then closes it; it records (connection, request on it) for each request.
+   */
+  private final class ClosesAfterTwo extends RawThirdParty:
+    val requests = ConcurrentLinkedQueue[(Int, Int)]()
+
+    protected def serve(socket: Socket, n: Int): Unit =
+      try
+        val in = socket.getInputStream
+        for k <- 1 to 2 do
+          val head = readHead(in)
+          val length = head.linesIterator.collectFirst {
+            case l if l.toLowerCase.startsWith("content-length:") => l.drop(15).trim.toInt
+          }.getOrElse(0)
+          in.readNBytes(length)
+          requests.add(n -> k)
+          val close = if k == 2 then "Connection: close\r\n" else ""
+          socket.getOutputStream.write((s"HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\n$close" +
+            s"Content-Length: ${answer.length}\r\n\r\n").getBytes("US-ASCII") ++ answer)
+      catch case _: java.io.IOException => ()
+      finally socket.close()
+
   behavior of "NonBlockingSoapClient"
 
   for (on, transport) <- transports do
     it should s"read an answer whose body comes after its head ($on)" in {
       val third = AnswersInTwoParts()
-      val client = NonBlockingSoapClient(settings(third.endpoint, 5.seconds, connections = 1), retryAfterMillis = 1000,
+      val client = NonBlockingSoapClient(settings(third.endpoint, 5.seconds, connections = 1),
         transport)
       try Await.result(client.getCustomer(3), 10.seconds).map(_.name) shouldBe Right(third.name)
       finally third.close()
@@ -129,7 +151,7 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
   for (on, transport) <- transports do
     it should s"close the connection of a call at its deadline, so that the next call has a slot ($on)" in {
       val third = HangsOnce()
-      val client = NonBlockingSoapClient(settings(third.endpoint, 500.millis, connections = 1), retryAfterMillis = 1000,
+      val client = NonBlockingSoapClient(settings(third.endpoint, 500.millis, connections = 1),
         transport)
       try
         Await.result(client.getCustomer(3), 5.seconds) match
@@ -145,7 +167,7 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
 
     it should s"close the connection of an answer still trickling in at the deadline, so the next call has a slot ($on)" in {
       TestStub.withStub("fixed:0") { stub =>
-        val client = NonBlockingSoapClient(settings(TestStub.endpoint(stub), 500.millis, connections = 1), 1000,
+        val client = NonBlockingSoapClient(settings(TestStub.endpoint(stub), 500.millis, connections = 1),
           transport)
         // The stub sends its ~400 bytes one every 100 ms: ~40 s on the only connection, unless the client closes it.
         TestStub.faults(stub, "trickle=1")
@@ -160,9 +182,17 @@ class NonBlockingSoapClientSpec extends AnyFlatSpec with Matchers with BeforeAnd
       }
     }
 
-  it should "call a full host pool a refusal, not a failure of the third party" in {
-    val s = settings("http://127.0.0.1:1/soap", 1.second, connections = 1)
-    NonBlockingSoapClient.failure(s, 1000)(BufferOverflowException("Exceeded configured max-open-requests value")) match
-      case Left(ThirdPartyFailure.Refused(_, retryAfter)) => retryAfter shouldBe 1000L
-      case other => fail(s"expected a refusal, got $other")
-  }
+  for (on, transport) <- transports do
+    it should s"carry the next call on the same connection, and open another when the third party closes it ($on)" in {
+      val third = ClosesAfterTwo()
+      val client = NonBlockingSoapClient(settings(third.endpoint, 5.seconds, connections = 1), transport)
+      try
+        (1 to 3).foreach(_ => Await.result(client.getCustomer(3), 5.seconds).map(_.name) shouldBe Right(third.name))
+        // Calls 1 and 2 on the first connection (closed by the third party after the second), call 3 on a new one.
+        third.connections.get shouldBe 2
+        third.requests.asScala.toSeq shouldBe Seq(1 -> 1, 1 -> 2, 2 -> 1)
+        eventually(tries = 100, pauseMs = 20)(client.openConnections == 1) shouldBe true
+      finally
+        client.close()
+        third.close()
+    }
