@@ -74,7 +74,8 @@ class ServiceMetricsSpec extends AnyFlatSpec with Matchers:
         Seq("executor_active_threads{name=\"work-queue\"}", "\nsoap_client_exchanges_seconds_count ")),
       // The lab reads these names: a unit Prometheus appends would hide them.
       ("non-blocking SOAP client", "bulkhead.enrichment.soap.mode" -> "non-blocking",
-        Seq("\nsoap_client_connections_max ", "\nsoap_client_calls_seconds_count{outcome=\"answered\"",
+        Seq("\nsoap_client_connections_max ", "\nsoap_client_connections_open ",
+          "\nsoap_client_calls_seconds_count{outcome=\"answered\"",
           "\nselector_thread_alive{name=\"bulkhead.soap.io-1\"} 1.0")),
       ("a one-node cluster", "bulkhead.cluster.port" -> 0, Seq("cluster_members_up")))
     for (what, setting, own) <- configurations do
