@@ -19,8 +19,8 @@ import scala.concurrent.{ExecutionContext, Future}
  * address needs no lookup, nor Pekko's resolver threads).
  *
  * `gatherWrites`: a connection waits two messages of its stream's actor for more bytes before it writes, so that a
- * request Pekko renders in parts (its head, then a streamed entity's bytes) leaves in one write. A client whose requests
- * are strict (rendered whole, in one element) turns it off and each request is written the moment it comes.
+ * request Pekko renders in parts (its head, then a streamed entity's bytes) leaves in one write. A client whose
+ * requests are strict (rendered whole, in one element) turns it off and each request is written the moment it comes.
  */
 final class SelectorClientTransport(loops: IoLoops, readAhead: Int, gatherWrites: Boolean = true)
     extends ClientTransport:

@@ -4,9 +4,9 @@ import bulkhead.lab.diagnose.Measured.*
 import bulkhead.lab.model.{FixKind, Resource}
 
 /**
- * bulkhead's SOAP host pool (the SOAP client's own connections to the third party): calls on connections (those in flight, up
- * to its size) over the calls the third party answered (a call refused before it was sent held no connection; all
- * calls when the service does not tell them apart). Read from the service's own gauges.
+ * bulkhead's SOAP host pool (the SOAP client's own connections to the third party): calls on connections (those in
+ * flight, up to its size) over the calls the third party answered (a call refused before it was sent held no
+ * connection; all calls when the service does not tell them apart). Read from the service's own gauges.
  */
 object HostPoolReader extends ResourceReader:
   val resource: Resource = Resource.HostPool

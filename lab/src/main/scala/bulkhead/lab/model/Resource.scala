@@ -19,7 +19,7 @@ enum Resource(val key: String):
   case ObjectPool extends Resource("object-pool")
   /** Any other bounded resource threads queue for and hold (a bounded hand-off, a limit in front of a pool). */
   case Limit extends Resource("limit")
-  /** The SOAP client's connections to the third party (its own connections, one call on each at a time): connections / call time. */
+  /** The SOAP client's connections to the third party, one call on each at a time: connections / call time. */
   case HostPool extends Resource("soap-host-pool")
   /** The server's `max-connections`: connections served at once / time a connection holds its slot per request. */
   case MaxConnections extends Resource("max-connections")

@@ -41,7 +41,10 @@ final case class SoapSettings(
     workQueue: WorkQueueSettings,
     admission: AdmissionSettings,
     breaker: BreakerSettings):
-  /** Calls in flight at once: the non-blocking client's connections, the work queue's threads, or the permits of virtual threads. */
+  /**
+   * Calls in flight at once: the non-blocking client's connections, the work queue's threads, or the permits of
+   * virtual threads.
+   */
   def slots: Int = mode match
     case SoapMode.Blocking => workQueue.max
     case SoapMode.NonBlocking | SoapMode.Virtual => maxConnections

@@ -11,12 +11,12 @@ import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.control.NonFatal
 
 /**
- * Admission to the third party, the same in every SOAP mode: at most `slots` calls in flight (the non-blocking
- * client's connections, the work queue's threads, or permits for virtual threads), and up to `queue` calls waiting at most
+ * Admission to the third party, the same in every SOAP mode: at most `slots` calls in flight (the non-blocking client's
+ * connections, the work queue's threads, or permits for virtual threads), and up to `queue` calls waiting at most
  * `maxWait` for a slot, first come first served. A call that finds the waiting room full is refused at once, one that
  * got no slot within `maxWait` is refused then, and neither is ever sent: the service is at its cap, the third party is
- * not failing, so the refusal (503 with Retry-After) sits in front of the circuit breaker and never reaches it. A
- * slot is held until the call's answer, so a call that timed out frees it at its deadline.
+ * not failing, so the refusal (503 with Retry-After) sits in front of the circuit breaker and never reaches it. A slot
+ * is held until the call's answer, so a call that timed out frees it at its deadline.
  *
  * Why not a mechanism already there: Pekko's host pool bounds its queue by count (`max-open-requests`), not by time,
  * and sends a queued request whenever a connection frees, its caller gone or not (calls waited there past the SOAP

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.AtomicBoolean
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
-import scala.util.control.NoStackTrace
+import scala.util.control.{NoStackTrace, NonFatal}
 import scala.util.{Failure, Success}
 
 /**
@@ -53,7 +53,10 @@ final class NonBlockingSoapClient(settings: SoapSettings, transport: ClientTrans
       (System.currentTimeMillis() + settings.requestTimeout.toMillis).toString)
     val request = HttpRequest(HttpMethods.POST, target, List(soapAction, deadlineHeader), entity)
     val answer = Promise[Either[ThirdPartyFailure, ThirdPartyCustomer]]()
-    val connection = connections.acquire()
+    // A connection that cannot even be set up (the system shutting down) is a failed call, as every failure here.
+    val connection =
+      try connections.acquire()
+      catch case NonFatal(e) => return Future.successful(NonBlockingSoapClient.failure(settings)(e))
     // At the deadline the call is cancelled (its connection aborted), then its caller hears of it. The timer runs this
     // on the dispatcher, not on the scheduler's thread: the caller's answer starts the next waiting call
     // (AdmittedSoapClient).
@@ -101,7 +104,8 @@ final class NonBlockingSoapClient(settings: SoapSettings, transport: ClientTrans
 
   override def close(): Unit = connections.close()
 
-  private val timedOut = Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
+  private val timedOut =
+    Left(ThirdPartyFailure.Timeout(s"no answer from the third party in ${settings.requestTimeout}"))
 
 object NonBlockingSoapClient:
   /** What aborts a cancelled call's connection: its deadline. */

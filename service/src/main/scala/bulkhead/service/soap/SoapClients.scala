@@ -43,7 +43,8 @@ object SoapClients:
       case SoapMode.NonBlocking =>
         // No base unit: Prometheus would append it (soap_client_connections_max_connections).
         Gauge.builder("soap.client.connections.max", () => soap.maxConnections)
-          .description("connections the SOAP client may open to the third party, one call on each at a time").register(registry)
+          .description("connections the SOAP client may open to the third party, one call on each at a time")
+          .register(registry)
         val nonBlocking = NonBlockingSoapClient(soap, carrier)
         Gauge.builder("soap.client.connections.open", nonBlocking, _.openConnections.toDouble)
           .description("connections to the third party open now, idle or carrying a call (a call that reaches its " +
